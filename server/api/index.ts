@@ -1,0 +1,16 @@
+/** Every route of the manager API, one module per section of the spec. */
+import type { RouteDef } from '../http/route';
+import { versionRoutes } from './version';
+import { authRoutes } from './auth';
+import { configRoutes } from './config';
+import { managerRoutes } from './manager';
+import { resourceRoutes } from './resource';
+import { logRoutes } from './logs';
+import { graphqlRoutes } from './graphql';
+import { openApiRoutes } from './openapi';
+
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes];
+
+export function allRoutes(): RouteDef[] {
+  return [...sections.flat(), ...openApiRoutes(() => sections.flat())];
+}

@@ -1,0 +1,58 @@
+/**
+ * The manager core's shared services, built once per process and handed to every request. Domain modules take
+ * what they need from here; nothing else holds global state.
+ */
+import pino, { type Logger } from 'pino';
+import { openDatabase, type Db } from './db';
+import type { BerthSettings } from './config/env';
+import { ConfigStore } from './config/store';
+import { KeypairCache } from './auth/keypair-cache';
+import { RateLimiter } from './auth/rate-limit';
+import { ManagerState } from './manager/state';
+
+export interface App {
+  settings: BerthSettings;
+  db: Db;
+  dbKind: 'pglite' | 'postgres';
+  log: Logger;
+  config: ConfigStore;
+  keypairs: KeypairCache;
+  rateLimiter: RateLimiter;
+  manager: ManagerState;
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  settings: BerthSettings;
+  /** Run PGlite in memory instead of in the data directory (tests). */
+  inMemory?: boolean;
+  log?: Logger;
+}
+
+export async function createApp({ settings, inMemory, log }: CreateAppOptions): Promise<App> {
+  const logger =
+    log ??
+    pino({
+      level: settings.logLevel,
+      // Never log credentials, even by accident.
+      redact: ['req.headers.authorization', '*.secret_key', '*.password', '*.secretKey'],
+    });
+  const opened = await openDatabase({
+    url: settings.databaseUrl,
+    dataDir: inMemory ? undefined : `${settings.dataDir}/db`,
+  });
+  const config = new ConfigStore(opened.db);
+  const manager = new ManagerState(config);
+  await manager.load();
+  return {
+    settings,
+    db: opened.db,
+    dbKind: opened.kind,
+    log: logger,
+    config,
+    keypairs: new KeypairCache(opened.db),
+    rateLimiter: new RateLimiter(),
+    manager,
+    close: opened.close,
+  };
+}

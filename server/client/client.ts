@@ -1,0 +1,145 @@
+/**
+ * A typed client for the manager API: signs every request with ./sign and keeps connections alive.
+ * Used by the CLI, the dashboard's backend-for-frontend, the tests and the benchmarks.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { signRequest, API_VERSION } from './sign';
+
+export interface Credentials {
+  accessKey: string;
+  secretKey: string;
+}
+
+export interface ClientOptions extends Partial<Credentials> {
+  /** e.g. http://127.0.0.1:8081 */
+  endpoint: string;
+  version?: string;
+  agent?: http.Agent;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined | null | string[]>;
+  /** A value to send as JSON, or raw bytes/text sent as they are. */
+  body?: unknown;
+  rawBody?: Buffer | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Sign the request (default true when credentials are set). */
+  signed?: boolean;
+  /** Override the signing date (tests of clock skew). */
+  date?: Date;
+}
+
+export class ApiResponse {
+  constructor(
+    readonly status: number,
+    readonly headers: http.IncomingHttpHeaders,
+    readonly body: Buffer,
+  ) {}
+  get text(): string {
+    return this.body.toString('utf8');
+  }
+  json<T = any>(): T {
+    return JSON.parse(this.text) as T;
+  }
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+}
+
+/** An error answer from the API (problem+json), thrown by BerthClient.call. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: { type?: string; title?: string; detail?: string; [k: string]: unknown },
+  ) {
+    super(`${status} ${problem.title ?? ''}: ${problem.detail ?? ''}`.trim());
+  }
+}
+
+export function buildQuery(query: RequestOptions['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.append(key, Array.isArray(value) ? JSON.stringify(value) : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+export class BerthClient {
+  readonly endpoint: URL;
+  private readonly agent: http.Agent;
+
+  constructor(private readonly options: ClientOptions) {
+    this.endpoint = new URL(options.endpoint);
+    const Agent = this.endpoint.protocol === 'https:' ? https.Agent : http.Agent;
+    this.agent = options.agent ?? new Agent({ keepAlive: true, maxSockets: 64 });
+  }
+
+  withCredentials(credentials: Credentials): BerthClient {
+    return new BerthClient({ ...this.options, ...credentials, agent: this.agent });
+  }
+
+  /** Sends one request and returns the raw response, whatever its status. */
+  request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+    const uri = `${this.endpoint.pathname.replace(/\/$/, '')}${path}${buildQuery(options.query)}`;
+    const body =
+      options.rawBody !== undefined
+        ? Buffer.from(options.rawBody)
+        : options.body !== undefined
+          ? Buffer.from(JSON.stringify(options.body))
+          : undefined;
+    const host = this.endpoint.host;
+    const headers: Record<string, string> = { Host: host, ...options.headers };
+    const contentType = options.contentType ?? 'application/json';
+    const signed = options.signed ?? Boolean(this.options.accessKey && this.options.secretKey);
+    if (signed) {
+      Object.assign(
+        headers,
+        signRequest({
+          method,
+          uri,
+          host,
+          accessKey: this.options.accessKey!,
+          secretKey: this.options.secretKey!,
+          body,
+          contentType,
+          version: this.options.version ?? API_VERSION,
+          date: options.date,
+        }),
+      );
+    } else {
+      headers['Content-Type'] = contentType;
+    }
+    if (body) headers['Content-Length'] = String(body.length);
+    const transport = this.endpoint.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = transport.request(
+        { host: this.endpoint.hostname, port: this.endpoint.port, method, path: uri, headers, agent: this.agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(new ApiResponse(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** Sends a request and returns its JSON body; throws ApiError on a non-2xx answer. */
+  async call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.request(method, path, options);
+    const isJson = String(response.headers['content-type'] ?? '').includes('json');
+    if (!response.ok) throw new ApiError(response.status, isJson ? response.json() : { detail: response.text });
+    return (isJson ? response.json() : response.text) as T;
+  }
+
+  close(): void {
+    if (!this.options.agent) this.agent.destroy();
+  }
+}

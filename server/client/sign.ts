@@ -1,0 +1,141 @@
+/**
+ * The request-signing algorithm of CONTRACT §2.2, the one implementation shared by the server (verify), the
+ * dashboard's backend-for-frontend, the CLI, the tests and the benchmarks.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export const API_VERSION = 'v8.20240915';
+export const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+export const AUTH_SCHEME = 'Svc';
+
+const ISO_DATE =
+  /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** Parses a Date / X-Svc-Date value (ISO 8601 or RFC 822/1123/7231); a value without a zone is UTC. */
+export function parseRequestDate(value: string | undefined | null): Date | null {
+  if (!value) return null;
+  const text = trimHeader(value);
+  const iso = ISO_DATE.exec(text);
+  if (iso) {
+    const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = iso;
+    const ms = Number((frac + '000').slice(0, 3));
+    let epoch = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, ms);
+    if (zone && zone.toUpperCase() !== 'Z') {
+      const sign = zone[0] === '-' ? -1 : 1;
+      const digits = zone.slice(1).replace(':', '');
+      epoch -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0')) * 60_000;
+    }
+    const inRange = +mo >= 1 && +mo <= 12 && +d >= 1 && +d <= 31 && +h < 24 && +mi < 60 && +s < 61;
+    return inRange && Number.isFinite(epoch) ? new Date(epoch) : null;
+  }
+  // RFC 822 family: Date.parse understands it; without a zone it would read local time, so pin UTC.
+  const hasZone = /(GMT|UTC|UT|Z|[+-]\d{4}|[ECMP][SD]T)\s*$/i.test(text);
+  const epoch = Date.parse(hasZone ? text : `${text} GMT`);
+  return Number.isNaN(epoch) ? null : new Date(epoch);
+}
+
+/** The date as it enters the string to sign: YYYYmmddTHHMMSSZ in UTC. */
+export function formatSignDate(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+/** Canonical header value: leading and trailing LF, CR, space and tab removed. */
+export function trimHeader(value: string): string {
+  return value.replace(/^[\n\r \t]+|[\n\r \t]+$/g, '');
+}
+
+export function sha256Hex(body: Uint8Array | string): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+export function deriveSigningKey(secretKey: string, date: Date, host: string): Buffer {
+  const k1 = createHmac('sha256', secretKey).update(formatSignDate(date).slice(0, 8), 'utf8').digest();
+  return createHmac('sha256', k1).update(trimHeader(host), 'utf8').digest();
+}
+
+export interface SignatureInput {
+  method: string;
+  /** Path plus `?query` exactly as on the request line. */
+  uri: string;
+  date: Date;
+  host: string;
+  contentType: string;
+  version: string;
+  bodySha256: string;
+}
+
+export function stringToSign(input: SignatureInput): string {
+  return [
+    input.method.toUpperCase(),
+    input.uri,
+    formatSignDate(input.date),
+    `host:${trimHeader(input.host)}`,
+    `content-type:${trimHeader(input.contentType)}`,
+    `x-svc-version:${trimHeader(input.version)}`,
+    input.bodySha256,
+  ].join('\n');
+}
+
+export function computeSignature(secretKey: string, input: SignatureInput): string {
+  return createHmac('sha256', deriveSigningKey(secretKey, input.date, input.host))
+    .update(stringToSign(input), 'utf8')
+    .digest('hex');
+}
+
+/** Constant-time comparison of two hex signatures. */
+export function signaturesMatch(expected: string, given: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(given.toLowerCase(), 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface ParsedAuthorization {
+  scheme: string;
+  hash: string;
+  accessKey: string;
+  signature: string;
+}
+
+const AUTHORIZATION = /^(Svc|BackendAI)\s+signMethod=HMAC-([A-Z0-9-]+)\s*,\s*credential=([^:\s]+):([0-9a-fA-F]+)\s*$/;
+
+/** Parses `Svc signMethod=HMAC-SHA256, credential=AK:SIG`; null when malformed. */
+export function parseAuthorization(header: string): ParsedAuthorization | null {
+  const match = AUTHORIZATION.exec(trimHeader(header));
+  if (!match) return null;
+  return { scheme: match[1], hash: match[2].toUpperCase(), accessKey: match[3], signature: match[4] };
+}
+
+export interface SignRequestInput {
+  method: string;
+  uri: string;
+  host: string;
+  accessKey: string;
+  secretKey: string;
+  body?: Uint8Array | string;
+  contentType?: string;
+  version?: string;
+  date?: Date;
+}
+
+/** The headers a client sends for one request: Date, Content-Type, X-Svc-Version and Authorization. */
+export function signRequest(input: SignRequestInput): Record<string, string> {
+  const date = input.date ?? new Date();
+  const contentType = input.contentType ?? 'application/json';
+  const version = input.version ?? API_VERSION;
+  const bodySha256 = input.body && input.body.length ? sha256Hex(input.body) : EMPTY_BODY_SHA256;
+  const signature = computeSignature(input.secretKey, {
+    method: input.method,
+    uri: input.uri,
+    date,
+    host: input.host,
+    contentType,
+    version,
+    bodySha256,
+  });
+  return {
+    Date: date.toISOString(),
+    'Content-Type': contentType,
+    'X-Svc-Version': version,
+    Authorization: `${AUTH_SCHEME} signMethod=HMAC-SHA256, credential=${input.accessKey}:${signature}`,
+  };
+}

@@ -1,0 +1,48 @@
+/** Berth's settings, read once from the environment (CONTRACT §0). Every variable is optional. */
+import path from 'node:path';
+
+export interface BerthSettings {
+  dataDir: string;
+  databaseUrl?: string;
+  host: string;
+  managerPort: number;
+  webPort: number;
+  appPort: number;
+  adminEmail: string;
+  adminPassword?: string;
+  adminAccessKey?: string;
+  adminSecretKey?: string;
+  allowSignup: boolean;
+  logLevel: string;
+  /** Include stack traces in 500 answers (BERTH_DEBUG). */
+  debug: boolean;
+}
+
+function port(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port: ${value}`);
+  return n;
+}
+
+function flag(value: string | undefined): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((value ?? '').toLowerCase());
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSettings {
+  return {
+    dataDir: path.resolve(env.BERTH_DATA_DIR || './data'),
+    databaseUrl: env.BERTH_DATABASE_URL || undefined,
+    host: env.BERTH_HOST || '127.0.0.1',
+    managerPort: port(env.BERTH_MANAGER_PORT, 8081),
+    webPort: port(env.BERTH_WEB_PORT, 3000),
+    appPort: port(env.BERTH_APP_PORT, 8090),
+    adminEmail: env.BERTH_ADMIN_EMAIL || 'admin@berth.local',
+    adminPassword: env.BERTH_ADMIN_PASSWORD || undefined,
+    adminAccessKey: env.BERTH_ADMIN_ACCESS_KEY || undefined,
+    adminSecretKey: env.BERTH_ADMIN_SECRET_KEY || undefined,
+    allowSignup: flag(env.BERTH_ALLOW_SIGNUP),
+    logLevel: env.BERTH_LOG_LEVEL || 'info',
+    debug: flag(env.BERTH_DEBUG),
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Opens the database: PostgreSQL when a URL is given, otherwise PGlite embedded in the data directory
+ * (or in memory, for tests). Both speak the same SQL through Kysely; migrations run on open.
+ */
+import { mkdirSync } from 'node:fs';
+import { Kysely, PostgresDialect } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect';
+import { migrations } from './migrations';
+import type { Database } from './schema';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  /** postgres:// URL; when absent PGlite is used. */
+  url?: string;
+  /** PGlite data directory; when absent (and no url) PGlite runs in memory. */
+  dataDir?: string;
+}
+
+const INT8_OID = 20;
+
+export interface OpenedDatabase {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
+  let opened: OpenedDatabase;
+  if (options.url) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: 10,
+      // Byte counts live in int8 columns; they stay far below 2^53, so plain numbers are safe and match PGlite.
+      types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    opened = { db, kind: 'postgres', close: () => db.destroy() };
+  } else {
+    if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+    const lite = new PGlite(options.dataDir, { parsers: { [INT8_OID]: (v: string) => Number(v) } });
+    await lite.waitReady;
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(lite) });
+    opened = {
+      db,
+      kind: 'pglite',
+      close: async () => {
+        await db.destroy();
+        await lite.close();
+      },
+    };
+  }
+  await migrate(opened.db);
+  return opened;
+}
+
+class StaticMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+}
+
+/** Encodes a value for a jsonb column (both drivers take JSON text and let the server parse it). */
+export function json<T>(value: T): string {
+  return JSON.stringify(value);
+}
+
+export type { Database } from './schema';

@@ -1,0 +1,11 @@
+/** Numbered migrations, applied in order by name. Add a new file; never edit one that has shipped. */
+import type { Migration } from 'kysely/migration';
+import * as m0001 from './0001_accounts';
+import * as m0002 from './0002_cluster';
+import * as m0003 from './0003_config_and_logs';
+
+export const migrations: Record<string, Migration> = {
+  '0001_accounts': m0001,
+  '0002_cluster': m0002,
+  '0003_config_and_logs': m0003,
+};

@@ -1,0 +1,225 @@
+/** Row types of every table, as Kysely sees them. Keep in step with migrations/. */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** A jsonb column: read as T, written as its JSON text (see json() in ./index). */
+export type Json<T> = ColumnType<T, string, string>;
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+
+export type Slots = Record<string, string>;
+
+export interface KeypairResourcePolicyTable {
+  name: string;
+  created_at: Timestamp;
+  default_for_unspecified: Defaulted<string>;
+  total_resource_slots: Json<Slots>;
+  max_session_lifetime: Defaulted<number>;
+  max_concurrent_sessions: Defaulted<number>;
+  max_pending_session_count: Defaulted<number | null>;
+  max_concurrent_sftp_sessions: Defaulted<number>;
+  max_containers_per_session: Defaulted<number>;
+  idle_timeout: Defaulted<number>;
+  allowed_vfolder_hosts: Json<Record<string, string[]>>;
+}
+
+export interface UserResourcePolicyTable {
+  name: string;
+  created_at: Timestamp;
+  max_vfolder_count: Defaulted<number>;
+  max_quota_scope_size: Defaulted<number>;
+  max_session_count_per_model_session: Defaulted<number>;
+  max_customized_image_count: Defaulted<number>;
+}
+
+export interface ProjectResourcePolicyTable {
+  name: string;
+  created_at: Timestamp;
+  max_vfolder_count: Defaulted<number>;
+  max_quota_scope_size: Defaulted<number>;
+  max_network_count: Defaulted<number>;
+}
+
+export interface Dotfile {
+  path: string;
+  permission: string;
+  data: string;
+}
+
+export interface DomainTable {
+  name: string;
+  description: Defaulted<string>;
+  is_active: Defaulted<boolean>;
+  created_at: Timestamp;
+  modified_at: Timestamp;
+  total_resource_slots: Json<Slots>;
+  allowed_vfolder_hosts: Json<Record<string, string[]>>;
+  allowed_docker_registries: Json<string[]>;
+  integration_id: Defaulted<string | null>;
+  dotfiles: Json<Dotfile[]>;
+}
+
+export interface GroupTable {
+  id: string;
+  name: string;
+  description: Defaulted<string>;
+  is_active: Defaulted<boolean>;
+  created_at: Timestamp;
+  modified_at: Timestamp;
+  domain_name: string;
+  total_resource_slots: Json<Slots>;
+  allowed_vfolder_hosts: Json<Record<string, string[]>>;
+  resource_policy: Defaulted<string>;
+  type: Defaulted<string>;
+  integration_id: Defaulted<string | null>;
+  dotfiles: Json<Dotfile[]>;
+}
+
+export interface UserTable {
+  uuid: string;
+  username: string;
+  email: string;
+  password: string;
+  need_password_change: Defaulted<boolean>;
+  password_changed_at: Timestamp;
+  full_name: Defaulted<string>;
+  description: Defaulted<string>;
+  status: Defaulted<string>;
+  status_info: Defaulted<string | null>;
+  created_at: Timestamp;
+  modified_at: Timestamp;
+  domain_name: string;
+  role: Defaulted<string>;
+  resource_policy: Defaulted<string>;
+  allowed_client_ip: Json<string[] | null>;
+  main_access_key: Defaulted<string | null>;
+  bootstrap_script: Defaulted<string>;
+  dotfiles: Json<Dotfile[]>;
+}
+
+export interface GroupMembershipTable {
+  group_id: string;
+  user_id: string;
+}
+
+export interface KeypairTable {
+  access_key: string;
+  secret_key: string;
+  user_id: string;
+  is_active: Defaulted<boolean>;
+  is_admin: Defaulted<boolean>;
+  created_at: Timestamp;
+  modified_at: Timestamp;
+  last_used: Defaulted<Date | null>;
+  rate_limit: Defaulted<number | null>;
+  num_queries: Defaulted<number>;
+  resource_policy: Defaulted<string>;
+  ssh_public_key: Defaulted<string | null>;
+  ssh_private_key: Defaulted<string | null>;
+}
+
+export interface ScalingGroupTable {
+  name: string;
+  description: Defaulted<string>;
+  is_active: Defaulted<boolean>;
+  is_public: Defaulted<boolean>;
+  created_at: Timestamp;
+  wsproxy_addr: Defaulted<string | null>;
+  wsproxy_api_token: Defaulted<string | null>;
+  driver: Defaulted<string>;
+  driver_opts: Json<Record<string, unknown>>;
+  scheduler: Defaulted<string>;
+  scheduler_opts: Json<Record<string, unknown>>;
+  use_host_network: Defaulted<boolean>;
+}
+
+export interface AgentTable {
+  id: string;
+  status: Defaulted<string>;
+  status_changed: Timestamp;
+  region: Defaulted<string>;
+  scaling_group: string;
+  schedulable: Defaulted<boolean>;
+  available_slots: Json<Slots>;
+  occupied_slots: Json<Slots>;
+  addr: Defaulted<string>;
+  public_host: Defaulted<string | null>;
+  first_contact: Timestamp;
+  lost_at: Defaulted<Date | null>;
+  version: Defaulted<string>;
+  architecture: Defaulted<string>;
+  compute_plugins: Json<Record<string, unknown>>;
+  backend: Defaulted<string>;
+}
+
+export interface ResourcePresetTable {
+  id: string;
+  name: string;
+  resource_slots: Json<Slots>;
+  shared_memory: Defaulted<number | null>;
+  scaling_group_name: Defaulted<string | null>;
+}
+
+export interface ContainerRegistryTable {
+  id: string;
+  url: string;
+  registry_name: string;
+  type: Defaulted<string>;
+  project: Defaulted<string | null>;
+  username: Defaulted<string | null>;
+  password: Defaulted<string | null>;
+  ssl_verify: Defaulted<boolean>;
+  is_global: Defaulted<boolean>;
+}
+
+export interface ConfigTable {
+  key: string;
+  value: string;
+}
+
+export interface ErrorLogTable {
+  id: string;
+  created_at: Timestamp;
+  severity: string;
+  source: string;
+  user_id: string | null;
+  domain_name: string | null;
+  is_read: Defaulted<boolean>;
+  is_cleared: Defaulted<boolean>;
+  message: string;
+  context_lang: string;
+  context_env: Json<unknown>;
+  request_url: string | null;
+  request_status: number | null;
+  traceback: string | null;
+}
+
+export interface Database {
+  keypair_resource_policies: KeypairResourcePolicyTable;
+  user_resource_policies: UserResourcePolicyTable;
+  project_resource_policies: ProjectResourcePolicyTable;
+  domains: DomainTable;
+  groups: GroupTable;
+  users: UserTable;
+  association_groups_users: GroupMembershipTable;
+  keypairs: KeypairTable;
+  scaling_groups: ScalingGroupTable;
+  sgroups_for_domains: { scaling_group: string; domain: string };
+  sgroups_for_groups: { scaling_group: string; group_id: string };
+  sgroups_for_keypairs: { scaling_group: string; access_key: string };
+  agents: AgentTable;
+  resource_presets: ResourcePresetTable;
+  container_registries: ContainerRegistryTable;
+  config_kv: ConfigTable;
+  error_logs: ErrorLogTable;
+}
+
+export type User = Selectable<UserTable>;
+export type Keypair = Selectable<KeypairTable>;
+export type Domain = Selectable<DomainTable>;
+export type Group = Selectable<GroupTable>;
+export type Agent = Selectable<AgentTable>;
+export type ResourcePreset = Selectable<ResourcePresetTable>;
+export type ScalingGroup = Selectable<ScalingGroupTable>;
+export type KeypairResourcePolicy = Selectable<KeypairResourcePolicyTable>;
+export type NewUser = Insertable<UserTable>;
+export type UserUpdate = Updateable<UserTable>;

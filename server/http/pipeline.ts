@@ -1,0 +1,225 @@
+/**
+ * The request path of every manager API call, written once (docs/architecture.md, "How a signed request
+ * travels"): route → credentials → body → signature → rate limit → privilege → manager status → validation →
+ * handler → JSON or problem+json, with rate-limit headers and Content-Language on every answer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { ZodError } from 'zod';
+import type { App } from '../app';
+import { authenticate, clientAddress } from '../auth/authenticate';
+import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
+import { ANONYMOUS_RATE_LIMIT, RATE_LIMIT_WINDOW_S, type RateLimitState } from '../auth/rate-limit';
+import { fieldErrors } from './params';
+import { Problem } from './problem';
+import { HANDLED, isRawReply, type Privilege, type RouteDef } from './route';
+import { Router } from './router';
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const UNLIMITED = 2147483647;
+const OVERRIDABLE = new Set(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'POST']);
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export function createRequestHandler(app: App, routes: RouteDef[]): RequestHandler {
+  const router = new Router(routes);
+  return (req, res) => handle(app, router, req, res);
+}
+
+async function handle(app: App, router: Router, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const requestId = randomUUID();
+  res.setHeader('Server', 'Berth');
+  res.setHeader('Content-Language', 'en');
+  setRateLimitHeaders(res, null);
+  let route: RouteDef | undefined;
+  try {
+    const rawUrl = req.url ?? '/';
+    const queryAt = rawUrl.indexOf('?');
+    const path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+    const method = effectiveMethod(req);
+    const match = router.find(method, path);
+    if (!match) {
+      const allowed = router.allowed(path);
+      if (allowed.length) throw new Problem('method-not-allowed', `${method} is not allowed here.`, undefined, { headers: { Allow: allowed.join(', ') } });
+      throw new Problem('url-not-found', `No API route at ${path}.`, path);
+    }
+    route = match.route;
+    const signed = route.privilege !== 'none';
+    if (signed && !req.headers.authorization) throw new Problem('auth-failed', 'Authorization header is missing.');
+
+    const rawBody = await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT);
+    const clientIp = clientAddress(req);
+    let principal: Principal | null = null;
+    if (signed) {
+      principal = await authenticate(req, rawBody, app.keypairs, clientIp);
+      const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
+      setRateLimitHeaders(res, limit);
+      if (limit.exceeded) {
+        throw new Problem('rate-limit-exceeded', 'Too many requests in the last 15 minutes.', undefined, {
+          headers: { 'Retry-After': String(limit.reset) },
+        });
+      }
+      checkPrivilege(route.privilege, principal);
+    }
+    if (route.status === 'RUNNING' && app.manager.frozen) {
+      throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
+    }
+    const input = parseInput(route, method, rawUrl, queryAt, rawBody, match.params);
+    const result = await route.handler({
+      app,
+      req,
+      res,
+      input,
+      principal: principal as Principal,
+      rawBody,
+      requestId,
+      clientIp,
+    });
+    if (result === HANDLED) return;
+    if (isRawReply(result)) return sendRaw(res, method, result);
+    sendJson(res, method, 200, result ?? {});
+    app.log.debug({ requestId, method, path, status: 200 }, 'request');
+  } catch (error) {
+    const problem = toProblem(error, app);
+    if (problem.status >= 500) app.log.error({ requestId, err: error, url: req.url }, 'request failed');
+    else app.log.info({ requestId, method: req.method, url: req.url, status: problem.status, type: problem.slug }, 'request refused');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+    if (problem.status === 413) res.setHeader('Connection', 'close');
+    sendJson(res, req.method ?? 'GET', problem.status, problem.toJSON(), 'application/problem+json');
+  }
+}
+
+/** A POST with X-Method-Override is routed as the named method (CONTRACT §1.3). */
+function effectiveMethod(req: IncomingMessage): string {
+  const method = req.method ?? 'GET';
+  const override = req.headers['x-method-override'];
+  if (method === 'POST' && typeof override === 'string' && OVERRIDABLE.has(override.toUpperCase())) {
+    return override.toUpperCase();
+  }
+  return method;
+}
+
+function checkPrivilege(required: Privilege, principal: Principal): void {
+  const ok =
+    required === 'none' ||
+    required === 'user' ||
+    (required === 'admin' && isAdmin(principal)) ||
+    (required === 'superadmin' && isSuperadmin(principal));
+  if (!ok) throw new Problem('insufficient-privilege', `This operation needs ${required} privilege.`);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    discard(req);
+    return Promise.reject(new Problem('payload-too-large', `The request body exceeds ${limit} bytes.`));
+  }
+  if (req.method === 'GET' && !declared && !req.headers['transfer-encoding']) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        discard(req);
+        reject(new Problem('payload-too-large', `The request body exceeds ${limit} bytes.`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Lets an oversized upload drain (so the client reads our 413), and cuts it off if it keeps going. */
+function discard(req: IncomingMessage): void {
+  req.resume();
+  const timer = setTimeout(() => req.socket.destroy(), 5_000);
+  timer.unref();
+  req.on('end', () => clearTimeout(timer));
+}
+
+function parseInput(
+  route: RouteDef,
+  method: string,
+  rawUrl: string,
+  queryAt: number,
+  rawBody: Buffer,
+  params: Record<string, string | undefined>,
+): unknown {
+  let source: Record<string, unknown> = {};
+  const bodyCarriesParams = method !== 'GET' && method !== 'HEAD' && rawBody.length > 0;
+  if (bodyCarriesParams && route.input) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rawBody.toString('utf8'));
+    } catch {
+      throw new Problem('invalid-api-params', 'The request body is not valid JSON.');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new Problem('invalid-api-params', 'The request body must be a JSON object.');
+    }
+    source = parsed as Record<string, unknown>;
+  } else if (queryAt >= 0) {
+    source = Object.fromEntries(new URLSearchParams(rawUrl.slice(queryAt + 1)));
+  }
+  const merged = { ...source, ...params };
+  if (!route.input) return merged;
+  const result = route.input.safeParse(merged);
+  if (!result.success) {
+    const data = fieldErrors(result.error);
+    const first = Object.entries(data)[0];
+    throw new Problem('invalid-api-params', first ? `${first[0]}: ${first[1]}` : 'Invalid parameters.', data);
+  }
+  return result.data;
+}
+
+function toProblem(error: unknown, app: App): Problem {
+  if (error instanceof Problem) return error;
+  if (error instanceof ZodError) return new Problem('invalid-api-params', 'Invalid parameters.', fieldErrors(error));
+  const detail = app.settings.debug && error instanceof Error ? error.stack : 'An unexpected error occurred.';
+  return new Problem('internal-server-error', detail);
+}
+
+function setRateLimitHeaders(res: ServerResponse, state: RateLimitState | null): void {
+  const limit = state ? (state.limit ?? UNLIMITED) : ANONYMOUS_RATE_LIMIT;
+  const remaining = state ? (state.limit === null ? UNLIMITED : state.remaining) : ANONYMOUS_RATE_LIMIT;
+  res.setHeader('X-RateLimit-Limit', String(limit));
+  res.setHeader('X-RateLimit-Remaining', String(remaining));
+  res.setHeader('X-RateLimit-Reset', String(state?.reset ?? 0));
+  res.setHeader('X-RateLimit-Window', String(RATE_LIMIT_WINDOW_S));
+}
+
+function sendJson(res: ServerResponse, method: string, status: number, body: unknown, type = 'application/json'): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(method === 'HEAD' ? undefined : text);
+}
+
+function sendRaw(res: ServerResponse, method: string, reply: import('./route').RawReply): void {
+  res.statusCode = reply.status ?? 200;
+  res.setHeader('Content-Type', reply.contentType);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.body instanceof Readable) {
+    if (method === 'HEAD') {
+      reply.body.destroy();
+      res.end();
+      return;
+    }
+    reply.body.on('error', () => res.destroy());
+    reply.body.pipe(res);
+    return;
+  }
+  res.setHeader('Content-Length', Buffer.byteLength(reply.body));
+  res.end(method === 'HEAD' ? undefined : reply.body);
+}

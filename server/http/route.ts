@@ -1,0 +1,72 @@
+/**
+ * A route is data: method, path(s), privilege, required manager status, input schema and one handler.
+ * The tables in server/api/*.ts read like the spec's; the pipeline (./pipeline) applies the rules once.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { App } from '../app';
+import type { Principal } from '../auth/principal';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `none`: anonymous; `user`: any valid keypair; `admin`: is_admin keypair; `superadmin`: role superadmin. */
+export type Privilege = 'none' | 'user' | 'admin' | 'superadmin';
+
+/** RUNNING: refused while frozen. FROZEN: served while frozen too. null: no status stated. */
+export type RequiredStatus = 'RUNNING' | 'FROZEN' | null;
+
+export interface RequestContext<I = any> {
+  app: App;
+  req: IncomingMessage;
+  res: ServerResponse;
+  input: I;
+  /** Set on every route whose privilege is not `none`. */
+  principal: Principal;
+  rawBody: Buffer;
+  requestId: string;
+  clientIp: string;
+}
+
+/** A non-JSON answer: text, YAML, bytes or a stream. */
+export interface RawReply {
+  kind: 'raw';
+  status?: number;
+  contentType: string;
+  headers?: Record<string, string>;
+  body: string | Buffer | Readable;
+}
+
+/** Returned by a handler that wrote the response itself (SSE streams). */
+export const HANDLED = Symbol('handled');
+
+export type HandlerResult = unknown | RawReply | typeof HANDLED;
+
+export interface RouteDef<S extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** One path, or aliases (hyphen/underscore variants) with identical inputs. `:name` marks a path parameter. */
+  path: string | string[];
+  privilege: Privilege;
+  status: RequiredStatus;
+  /** Validates the merged parameters (query or body, plus path parameters). */
+  input?: S;
+  summary: string;
+  /** Largest accepted body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Response description for the OpenAPI document. */
+  response?: string;
+  handler: (ctx: RequestContext<z.infer<S>>) => HandlerResult | Promise<HandlerResult>;
+}
+
+/** Declares a route with its input type inferred from the schema. */
+export function route<S extends z.ZodType>(def: RouteDef<S>): RouteDef<S> {
+  return def;
+}
+
+export function raw(contentType: string, body: RawReply['body'], extra: Partial<RawReply> = {}): RawReply {
+  return { kind: 'raw', contentType, body, ...extra };
+}
+
+export function isRawReply(value: unknown): value is RawReply {
+  return typeof value === 'object' && value !== null && (value as RawReply).kind === 'raw';
+}

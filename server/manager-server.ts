@@ -1,0 +1,42 @@
+/** The manager API listener: node:http with keep-alive, running the request pipeline over every route. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App } from './app';
+import { allRoutes } from './api';
+import { createRequestHandler } from './http/pipeline';
+
+export interface Listening {
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export function createManagerServer(app: App): http.Server {
+  const handler = createRequestHandler(app, allRoutes());
+  const server = http.createServer({ keepAlive: true, requestTimeout: 0 }, (req, res) => {
+    handler(req, res).catch((err) => {
+      app.log.error({ err }, 'unhandled request error');
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return server;
+}
+
+export function listen(server: http.Server, port: number, host: string): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const { port: actual } = server.address() as AddressInfo;
+      resolve({
+        server,
+        url: `http://${host}:${actual}`,
+        close: () => new Promise((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+      });
+    });
+  });
+}
