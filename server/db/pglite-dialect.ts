@@ -24,7 +24,7 @@ class PGliteConnection implements DatabaseConnection {
     // Parameterless SQL may hold several statements (migrations): the simple protocol runs them all.
     const result = query.parameters.length
       ? await this.db.query<R>(query.sql, query.parameters as unknown[])
-      : ((await this.db.exec(query.sql)).at(-1) as { rows: R[]; affectedRows?: number });
+      : ((await this.db.exec(query.sql)).at(-1) as unknown as { rows: R[]; affectedRows?: number });
     return {
       rows: result.rows,
       numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),

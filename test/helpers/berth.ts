@@ -62,7 +62,7 @@ export async function startTestBerth(overrides: Partial<BerthSettings> = {}): Pr
   const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-test-'));
   const database = process.env.BERTH_TEST_DB === 'postgres' ? await createTestDatabase() : null;
   const settings: BerthSettings = {
-    ...readSettings({}),
+    ...readSettings({} as NodeJS.ProcessEnv),
     dataDir,
     databaseUrl: database?.url,
     managerPort: 0,

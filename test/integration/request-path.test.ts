@@ -32,7 +32,7 @@ function signed(method: string, uri: string, opts: { body?: string; date?: Date;
     method, uri, host, accessKey: t.adminCreds.accessKey, secretKey: opts.secret ?? t.adminCreds.secretKey,
     body: opts.body, date: opts.date, version: opts.version,
   });
-  return { ...headers, Host: host };
+  return { ...headers, Host: host } as Record<string, string>;
 }
 
 describe('version endpoints', () => {
