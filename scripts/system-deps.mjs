@@ -1,0 +1,35 @@
+// Debian packages Berth needs, by purpose. As root they are installed when missing (apt-get); otherwise the
+// command says what to install and stops. Nothing is downloaded from anywhere but Debian's archive.
+import { execFileSync, spawnSync } from 'node:child_process';
+
+export const PACKAGES = {
+  // Running Berth: sandboxes for sessions (bubblewrap, util-linux's setpriv) and Python for kernels.
+  run: [
+    { pkg: 'bubblewrap', check: 'bwrap' },
+    { pkg: 'python3', check: 'python3' },
+  ],
+  // The test command: a real PostgreSQL server and a real browser.
+  test: [
+    { pkg: 'postgresql', check: '/usr/lib/postgresql' },
+    { pkg: 'chromium', check: 'chromium' },
+  ],
+};
+
+function present(check) {
+  if (check.startsWith('/')) return spawnSync('test', ['-e', check]).status === 0;
+  return spawnSync('sh', ['-c', `command -v ${check}`], { stdio: 'ignore' }).status === 0;
+}
+
+export function ensurePackages(purposes) {
+  const wanted = purposes.flatMap((p) => PACKAGES[p]);
+  const missing = [...new Set(wanted.filter((w) => !present(w.check)).map((w) => w.pkg))];
+  if (!missing.length) return;
+  if (process.getuid?.() !== 0) {
+    console.error(`Berth needs these Debian packages: ${missing.join(' ')}\n  sudo apt-get install -y ${missing.join(' ')}`);
+    process.exit(1);
+  }
+  console.log(`Installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
+}

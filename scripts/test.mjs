@@ -1,0 +1,52 @@
+// `npm test`: every test, as CI runs it. Installs the Debian packages tests need (as root), type-checks, starts a
+// throwaway PostgreSQL, builds the app for the browser tests, then runs the unit tests and the integration tests
+// on both databases (PGlite and PostgreSQL) and the browser tests, and prints one closing line.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensurePackages } from './system-deps.mjs';
+import { startPostgres } from './postgres.mjs';
+import { buildDashboard, buildServer } from './build.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+const bin = (name) => path.join(root, 'node_modules/.bin', name);
+
+ensurePackages(['run', 'test']);
+
+console.log('\n== type check (tsc --noEmit)');
+if (spawnSync(bin('tsc'), ['--noEmit'], { stdio: 'inherit' }).status !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+console.log('\n== build (server bundle and dashboard)');
+await buildServer();
+buildDashboard();
+
+console.log('\n== tests');
+const pg = await startPostgres();
+const reportDir = mkdtempSync(path.join(tmpdir(), 'berth-report-'));
+const report = path.join(reportDir, 'vitest.json');
+let status = 1;
+try {
+  const result = spawnSync(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, BERTH_TEST_PG_URL: pg.url, BERTH_E2E: '1' },
+  });
+  status = result.status ?? 1;
+} finally {
+  pg.stop();
+}
+try {
+  const summary = JSON.parse(readFileSync(report, 'utf8'));
+  const skipped = summary.numPendingTests + summary.numTodoTests;
+  console.log(`\n${summary.numPassedTests} passed, ${summary.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+} catch {
+  console.log('\n0 passed, 1 failed');
+  status = status || 1;
+}
+rmSync(reportDir, { recursive: true, force: true });
+process.exit(status);
