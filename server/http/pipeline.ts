@@ -157,7 +157,7 @@ function parseInput(
 ): unknown {
   let source: Record<string, unknown> = {};
   const bodyCarriesParams = method !== 'GET' && method !== 'HEAD' && rawBody.length > 0;
-  if (bodyCarriesParams && route.input) {
+  if (bodyCarriesParams && route.body !== 'raw') {
     let parsed: unknown;
     try {
       parsed = JSON.parse(rawBody.toString('utf8'));

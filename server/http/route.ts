@@ -51,6 +51,8 @@ export interface RouteDef<S extends z.ZodType = z.ZodType> {
   /** Validates the merged parameters (query or body, plus path parameters). */
   input?: S;
   summary: string;
+  /** `json` (default): a body must be a JSON object. `raw`: the handler reads ctx.rawBody itself (multipart, files). */
+  body?: 'json' | 'raw';
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** Response description for the OpenAPI document. */

@@ -1,0 +1,60 @@
+// The signed API against a bare node:http server on the same machine (issue: foundation, performance).
+// Each server runs in its own process; the load generator (autocannon) runs here. Requests are signed once
+// (a signature stays valid for 15 minutes) and the server verifies every one in full.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, measure, printTable, startProcess } from './harness.mjs';
+import { startPostgres } from '../scripts/postgres.mjs';
+import { buildServer } from '../scripts/build.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { signRequest } = await import(path.join(root, 'dist/bench-sign.mjs')).catch(async () => {
+  const { build } = await import('esbuild');
+  await build({ absWorkingDir: root, entryPoints: { 'bench-sign': 'server/client/sign.ts' }, outdir: 'dist', outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
+  return import(path.join(root, 'dist/bench-sign.mjs'));
+});
+
+const ACCESS_KEY = 'AKBENCH0000000000001';
+const SECRET_KEY = 'benchSecretKey00000000000000000000000000';
+const duration = Number(process.env.BENCH_SECONDS ?? 5);
+
+async function startBerth(env) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
+  const proc = await startProcess([path.join(root, 'dist/server.mjs')], {
+    BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir,
+    BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn', ...env,
+  }, /Berth ready/);
+  return { url: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, stop: async () => { await proc.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+function signed(host, method, uri, body) {
+  return signRequest({ method, uri, host, accessKey: ACCESS_KEY, secretKey: SECRET_KEY, body });
+}
+
+await buildServer();
+const barePort = await freePort();
+const bare = await startProcess([path.join(root, 'bench/bare-server.mjs')], { PORT: String(barePort) });
+const baseline = await measure({ url: `http://127.0.0.1:${barePort}/v2`, duration });
+await bare.stop();
+const rows = [{ name: 'bare node:http, fixed JSON', ...baseline }];
+
+const configBody = JSON.stringify({ key: 'manager/status', prefix: false });
+for (const [name, env, pg] of [['PGlite', {}, null], ['PostgreSQL', null, true]]) {
+  const db = pg ? await startPostgres() : null;
+  const berth = await startBerth(db ? { BERTH_DATABASE_URL: db.url } : env);
+  try {
+    if (!pg) {
+      const v2 = await measure({ url: `${berth.url}/v2`, headers: signed(berth.host, 'GET', '/v2'), duration });
+      rows.push({ name: 'signed GET /v2 (full middleware chain)', ...v2, baseline: baseline.rps });
+    }
+    const cfg = await measure({ url: `${berth.url}/config/get`, method: 'POST', body: configBody, headers: signed(berth.host, 'POST', '/config/get', configBody), duration });
+    rows.push({ name: `signed POST /config/get (${name} read)`, ...cfg, baseline: baseline.rps });
+  } finally {
+    await berth.stop();
+    db?.stop();
+  }
+}
+printTable(`Signed API vs bare node:http (${duration}s per case, 16 keep-alive connections)`, rows);
