@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // Integration tests run once per database: embedded PGlite always, PostgreSQL when the test command started one.
 const databases = ['pglite', ...(process.env.BERTH_TEST_PG_URL ? ['postgres'] : [])];
+// Browser tests need the built dashboard and Chromium: the test command sets BERTH_E2E=1 after building.
+const browser = process.env.BERTH_E2E === '1'
+  ? [{ test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false } }]
+  : [];
 
 export default defineConfig({
   test: {
@@ -19,6 +23,7 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       })),
+      ...browser,
     ],
   },
 });

@@ -9,6 +9,8 @@ import { ConfigStore } from './config/store';
 import { KeypairCache } from './auth/keypair-cache';
 import { RateLimiter } from './auth/rate-limit';
 import { ManagerState } from './manager/state';
+import { EventBus } from './events/bus';
+import type { Agent } from './agents/agent';
 
 export interface App {
   settings: BerthSettings;
@@ -19,6 +21,11 @@ export interface App {
   keypairs: KeypairCache;
   rateLimiter: RateLimiter;
   manager: ManagerState;
+  events: EventBus;
+  /** Agents this manager drives, by agent id (the local one, and remote backends later). */
+  agents: Map<string, Agent>;
+  /** Asks for a scheduling pass soon (set by the sessions module at start). */
+  triggerScheduler: () => void;
   close(): Promise<void>;
 }
 
@@ -53,6 +60,9 @@ export async function createApp({ settings, inMemory, log }: CreateAppOptions): 
     keypairs: new KeypairCache(opened.db),
     rateLimiter: new RateLimiter(),
     manager,
+    events: new EventBus(),
+    agents: new Map(),
+    triggerScheduler: () => undefined,
     close: opened.close,
   };
 }

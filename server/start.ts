@@ -9,6 +9,7 @@ import { bootstrap, type BootstrapResult } from './accounts/bootstrap';
 import { registerLocalAgent } from './agents/register-local';
 import { createManagerServer, listen, type Listening } from './manager-server';
 import { BERTH_VERSION } from './version';
+import { startSessionRuntime } from './sessions/runtime';
 
 export type Role = 'manager' | 'web' | 'apps';
 
@@ -34,7 +35,8 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
   const { settings } = options;
   const app = await createApp({ settings, inMemory: options.inMemory });
   const boot = await bootstrap(app);
-  await registerLocalAgent(app, BERTH_VERSION);
+  const agentId = await registerLocalAgent(app, BERTH_VERSION);
+  const sessions = await startSessionRuntime(app, agentId);
 
   const listeners: Listening[] = [];
   const manager = await listen(createManagerServer(app), settings.managerPort, settings.host);
@@ -60,7 +62,9 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
     webUrl,
     appsUrl,
     async stop() {
+      app.events.close();
       for (const l of listeners.reverse()) await l.close();
+      await sessions.stop();
       await app.close();
     },
   };

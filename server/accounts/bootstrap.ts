@@ -43,7 +43,7 @@ export async function bootstrap(app: App): Promise<BootstrapResult> {
   const hostPermissions = json({ local: ALL_HOST_PERMISSIONS });
   const groupId = randomUUID();
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto('keypair_resource_policies').values({ name: 'default', total_resource_slots: json({}), allowed_vfolder_hosts: hostPermissions, max_concurrent_sessions: 30 }).execute();
+    await trx.insertInto('keypair_resource_policies').values({ name: 'default', total_resource_slots: json({}), allowed_vfolder_hosts: hostPermissions, max_concurrent_sessions: 30, max_containers_per_session: 16 }).execute();
     await trx.insertInto('user_resource_policies').values({ name: 'default' }).execute();
     await trx.insertInto('project_resource_policies').values({ name: 'default' }).execute();
     await trx.insertInto('domains').values({ name: 'default', description: 'The default domain', total_resource_slots: json({}), allowed_vfolder_hosts: hostPermissions, allowed_docker_registries: json([]), dotfiles: json([]) }).execute();

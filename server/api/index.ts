@@ -7,9 +7,11 @@ import { managerRoutes } from './manager';
 import { resourceRoutes } from './resource';
 import { logRoutes } from './logs';
 import { graphqlRoutes } from './graphql';
+import { sessionRoutes } from './session';
+import { eventRoutes } from './events';
 import { openApiRoutes } from './openapi';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, eventRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

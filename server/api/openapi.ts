@@ -44,7 +44,7 @@ export function buildOpenApi(routes: RouteDef[]): object {
         'x-manager-status': r.status,
         security: r.privilege === 'none' ? [] : [{ svcSignature: [] }],
         responses: {
-          '200': { description: r.response ?? 'Success', content: { 'application/json': { schema: {} } } },
+          '200': { description: r.response ?? 'Success', content: { [r.stream === 'sse' ? 'text/event-stream' : 'application/json']: { schema: {} } } },
           default: { description: 'Error', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
         },
       };

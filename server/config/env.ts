@@ -16,6 +16,10 @@ export interface BerthSettings {
   logLevel: string;
   /** Include stack traces in 500 answers (BERTH_DEBUG). */
   debug: boolean;
+  /** The project directory (kernel runner, built dashboard): BERTH_HOME, else the working directory. */
+  homeDir: string;
+  /** The unprivileged uid kernels run as when Berth runs as root (BERTH_KERNEL_UID). */
+  kernelUid: number;
 }
 
 function port(value: string | undefined, fallback: number): number {
@@ -44,5 +48,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSetting
     allowSignup: flag(env.BERTH_ALLOW_SIGNUP),
     logLevel: env.BERTH_LOG_LEVEL || 'info',
     debug: flag(env.BERTH_DEBUG),
+    homeDir: path.resolve(env.BERTH_HOME || process.cwd()),
+    kernelUid: env.BERTH_KERNEL_UID ? Number(env.BERTH_KERNEL_UID) : 64000,
   };
 }

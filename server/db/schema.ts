@@ -193,6 +193,130 @@ export interface ErrorLogTable {
   traceback: string | null;
 }
 
+export interface ServicePort {
+  name: string;
+  protocol: 'http' | 'tcp' | 'preopen' | 'internal' | 'pty';
+  ports: number[];
+  /** How the runner starts the app; {port} and {base_url} are filled in. */
+  argv?: string[];
+  url_template?: string | null;
+  allowed_arguments?: string[] | null;
+  allowed_envs?: string[] | null;
+}
+
+export interface ImageTable {
+  id: string;
+  name: string;
+  registry: Defaulted<string>;
+  architecture: Defaulted<string>;
+  runtime: string;
+  tag: Defaulted<string>;
+  labels: Json<Record<string, string>>;
+  resource_limits: Json<Record<string, { min: string; max?: string | null }>>;
+  service_ports: Json<ServicePort[]>;
+  snapshot_dir: Defaulted<string | null>;
+  owner_access_key: Defaulted<string | null>;
+  size_bytes: Defaulted<number>;
+  is_active: Defaulted<boolean>;
+  created_at: Timestamp;
+}
+
+export interface SessionMount {
+  id: string;
+  name: string;
+  kernelPath: string;
+  permission: 'ro' | 'rw' | 'wd';
+}
+
+export interface SessionTable {
+  id: string;
+  name: string;
+  access_key: string;
+  user_uuid: string;
+  domain_name: string;
+  group_id: string;
+  scaling_group_name: string;
+  session_type: Defaulted<string>;
+  cluster_mode: Defaulted<string>;
+  cluster_size: Defaulted<number>;
+  image_id: string;
+  image: string;
+  architecture: Defaulted<string>;
+  tag: Defaulted<string | null>;
+  priority: Defaulted<number>;
+  status: string;
+  status_info: Defaulted<string | null>;
+  status_data: Json<Record<string, unknown>>;
+  status_history: Json<Record<string, string>>;
+  status_changed: Timestamp;
+  result: Defaulted<string>;
+  requested_slots: Json<Slots>;
+  occupying_slots: Json<Slots>;
+  environ: Json<Record<string, string>>;
+  resource_opts: Json<Record<string, unknown>>;
+  mounts: Json<SessionMount[]>;
+  agent_list: Json<string[] | null>;
+  startup_command: Defaulted<string | null>;
+  bootstrap_script: Defaulted<string | null>;
+  callback_url: Defaulted<string | null>;
+  starts_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  batch_timeout: Defaulted<number | null>;
+  num_queries: Defaulted<number>;
+  created_at: Timestamp;
+  terminated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface KernelServicePort extends ServicePort {
+  /** Host ports the app listens on, parallel to `ports`. */
+  host_ports: number[];
+}
+
+export interface KernelTable {
+  id: string;
+  session_id: string;
+  cluster_role: Defaulted<string>;
+  cluster_idx: Defaulted<number>;
+  cluster_hostname: Defaulted<string>;
+  agent_id: Defaulted<string | null>;
+  status: string;
+  status_info: Defaulted<string | null>;
+  status_data: Json<Record<string, unknown>>;
+  status_history: Json<Record<string, string>>;
+  status_changed: Timestamp;
+  occupied_slots: Json<Slots>;
+  container_id: Defaulted<string | null>;
+  service_ports: Json<KernelServicePort[]>;
+  exit_code: Defaulted<number | null>;
+  last_stat: Json<Record<string, unknown> | null>;
+  commit_status: Defaulted<string | null>;
+  created_at: Timestamp;
+  terminated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface SessionTemplateTable {
+  id: string;
+  name: Defaulted<string>;
+  type: string;
+  is_active: Defaulted<boolean>;
+  domain_name: string;
+  group_id: Defaulted<string | null>;
+  user_uuid: string;
+  template: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface BackgroundTaskTable {
+  id: string;
+  name: string;
+  access_key: Defaulted<string | null>;
+  status: Defaulted<string>;
+  current_progress: Defaulted<number>;
+  total_progress: Defaulted<number>;
+  message: Defaulted<string | null>;
+  created_at: Timestamp;
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 export interface Database {
   keypair_resource_policies: KeypairResourcePolicyTable;
   user_resource_policies: UserResourcePolicyTable;
@@ -211,6 +335,13 @@ export interface Database {
   container_registries: ContainerRegistryTable;
   config_kv: ConfigTable;
   error_logs: ErrorLogTable;
+  images: ImageTable;
+  image_aliases: { alias: string; image_id: string };
+  sessions: SessionTable;
+  kernels: KernelTable;
+  session_dependencies: { session_id: string; depends_on: string };
+  session_templates: SessionTemplateTable;
+  bgtasks: BackgroundTaskTable;
 }
 
 export type User = Selectable<UserTable>;
@@ -221,5 +352,8 @@ export type Agent = Selectable<AgentTable>;
 export type ResourcePreset = Selectable<ResourcePresetTable>;
 export type ScalingGroup = Selectable<ScalingGroupTable>;
 export type KeypairResourcePolicy = Selectable<KeypairResourcePolicyTable>;
+export type Image = Selectable<ImageTable>;
+export type Session = Selectable<SessionTable>;
+export type Kernel = Selectable<KernelTable>;
 export type NewUser = Insertable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;

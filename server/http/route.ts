@@ -55,6 +55,8 @@ export interface RouteDef<S extends z.ZodType = z.ZodType> {
   body?: 'json' | 'raw';
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** The answer is a long-lived stream (Server-Sent Events), not one JSON body. */
+  stream?: 'sse';
   /** Response description for the OpenAPI document. */
   response?: string;
   handler: (ctx: RequestContext<z.infer<S>>) => HandlerResult | Promise<HandlerResult>;

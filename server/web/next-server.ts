@@ -1,20 +1,61 @@
 /**
  * The dashboard listener: Next.js as a custom server (so WebSocket upgrades can be relayed later). The
- * backend-for-frontend route handlers reach the manager at BERTH_MANAGER_URL, set here for them.
+ * backend-for-frontend route handlers reach the manager at BERTH_MANAGER_URL, set here for them, and seal the
+ * next-auth session cookie with NEXTAUTH_SECRET, generated once per data directory unless the operator sets it.
  */
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import next from 'next';
 import type { App } from '../app';
+import { CLIENT_IP_HEADER } from './headers';
+
+/** Reads `<dataDir>/web-secret`, creating it (mode 0600) on first start. */
+export function webSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'web-secret');
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing) return existing;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const secret = randomBytes(32).toString('base64url');
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/** The URL browsers use for this listener; a wildcard bind address is shown as localhost. */
+function listenerUrl(server: http.Server, host: string): string {
+  const { port } = server.address() as AddressInfo;
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+/** The values this module put into the environment, so a second start in one process (tests) replaces them. */
+const assigned: { secret?: string; url?: string } = {};
 
 export async function createWebServer(app: App, managerUrl: string, projectDir: string): Promise<http.Server> {
   process.env.BERTH_MANAGER_URL = managerUrl;
+  if (!process.env.NEXTAUTH_SECRET || process.env.NEXTAUTH_SECRET === assigned.secret) {
+    assigned.secret = process.env.NEXTAUTH_SECRET = webSecret(app.settings.dataDir);
+  }
+  // An operator behind a TLS proxy sets NEXTAUTH_URL=https://...; then the session cookie is also `Secure`.
+  const publicUrlConfigured = Boolean(process.env.NEXTAUTH_URL) && process.env.NEXTAUTH_URL !== assigned.url;
   const nextApp = next({ dev: false, dir: projectDir, quiet: true });
   await nextApp.prepare();
   const handle = nextApp.getRequestHandler();
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
+    req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? '';
     handle(req, res).catch((err: unknown) => {
       app.log.error({ err }, 'dashboard request failed');
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  server.once('listening', () => {
+    if (!publicUrlConfigured) assigned.url = process.env.NEXTAUTH_URL = listenerUrl(server, app.settings.host);
+  });
+  return server;
 }

@@ -3,9 +3,11 @@ import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_accounts';
 import * as m0002 from './0002_cluster';
 import * as m0003 from './0003_config_and_logs';
+import * as m0004 from './0004_sessions';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
   '0002_cluster': m0002,
   '0003_config_and_logs': m0003,
+  '0004_sessions': m0004,
 };

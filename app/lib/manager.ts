@@ -1,0 +1,34 @@
+/**
+ * Server-side only: the dashboard's connection to the manager API. Every call goes through the one signing
+ * client (server/client/client.ts); this module only decides where the manager is and shares one keep-alive
+ * agent between all users' requests.
+ */
+import { BerthClient, type Credentials } from '@/server/client/client';
+import { PROBLEM_BASE, PROBLEM_TYPES, type ProblemSlug } from '@/server/http/problem';
+
+const shared = globalThis as typeof globalThis & { __berthManagerClient?: BerthClient };
+
+/** The unsigned client for the manager at BERTH_MANAGER_URL (set by server/web/next-server.ts). */
+export function managerClient(): BerthClient {
+  const endpoint = process.env.BERTH_MANAGER_URL;
+  if (!endpoint) throw new Error('BERTH_MANAGER_URL is not set: the dashboard must run inside Berth (npm start).');
+  const current = shared.__berthManagerClient;
+  if (current && current.endpoint.href === new URL(endpoint).href) return current;
+  current?.close();
+  shared.__berthManagerClient = new BerthClient({ endpoint });
+  return shared.__berthManagerClient;
+}
+
+/** A client that signs with one user's keys. */
+export function managerClientFor(credentials: Credentials): BerthClient {
+  return managerClient().withCredentials(credentials);
+}
+
+/** An application/problem+json answer in the manager's own format, for refusals made by the BFF itself. */
+export function problemResponse(slug: ProblemSlug, detail: string, init: { headers?: Record<string, string> } = {}): Response {
+  const [status, title] = PROBLEM_TYPES[slug];
+  return new Response(JSON.stringify({ type: PROBLEM_BASE + slug, title, detail, msg: detail }), {
+    status,
+    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...init.headers },
+  });
+}

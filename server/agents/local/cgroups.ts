@@ -1,0 +1,182 @@
+/**
+ * Resource limits for one kernel through cgroups: v2 where the host delegates controllers, v1 otherwise (these
+ * machines), and an honest "none" when neither can be written. The launcher script joins the groups before it
+ * execs the sandbox, so every process of the kernel is inside them from the start.
+ */
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type CgroupMode = 'v2' | 'v1' | 'none';
+
+export interface KernelLimits {
+  memoryBytes?: number;
+  cpus?: number;
+  pids?: number;
+}
+
+export interface CgroupStats {
+  memoryBytes: number | null;
+  cpuUsedMs: number | null;
+  pids: number | null;
+}
+
+const ROOT = '/sys/fs/cgroup';
+const V1_CONTROLLERS = ['memory', 'cpu', 'cpuacct', 'pids'] as const;
+
+function read(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+function tryWrite(file: string, value: string): boolean {
+  try {
+    writeFileSync(file, value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let detected: { mode: CgroupMode; reason: string } | undefined;
+
+/** Which cgroup version Berth can use here, and why (reported by the agent). */
+export function detectCgroups(): { mode: CgroupMode; reason: string } {
+  if (detected) return detected;
+  const v2Controllers = read(path.join(ROOT, 'cgroup.controllers'));
+  if (v2Controllers && ['memory', 'pids'].every((c) => v2Controllers.split(' ').includes(c))) {
+    const probe = path.join(ROOT, 'berth');
+    try {
+      mkdirSync(probe, { recursive: true });
+      tryWrite(path.join(ROOT, 'cgroup.subtree_control'), '+memory +pids +cpu');
+      tryWrite(path.join(probe, 'cgroup.subtree_control'), '+memory +pids +cpu');
+      if (existsSync(path.join(probe, 'cgroup.procs'))) return (detected = { mode: 'v2', reason: 'cgroup v2 with memory, pids and cpu controllers' });
+    } catch {
+      /* fall through to v1 */
+    }
+  }
+  const v1Writable = ['memory', 'pids'].every((c) => {
+    try {
+      mkdirSync(path.join(ROOT, c, 'berth'), { recursive: true });
+      return existsSync(path.join(ROOT, c, 'berth', 'cgroup.procs'));
+    } catch {
+      return false;
+    }
+  });
+  if (v1Writable) return (detected = { mode: 'v1', reason: 'cgroup v1 hierarchies (memory, cpu, pids)' });
+  return (detected = { mode: 'none', reason: 'no writable cgroup hierarchy: memory, CPU and process limits are not enforced' });
+}
+
+export class KernelCgroup {
+  readonly mode: CgroupMode;
+
+  constructor(readonly kernelId: string) {
+    this.mode = detectCgroups().mode;
+  }
+
+  private dirs(): string[] {
+    if (this.mode === 'v2') return [path.join(ROOT, 'berth', this.kernelId)];
+    if (this.mode === 'v1') return V1_CONTROLLERS.map((c) => path.join(ROOT, c, 'berth', this.kernelId)).filter((d) => existsSync(path.dirname(d)) || this.ensureParent(d));
+    return [];
+  }
+
+  private ensureParent(dir: string): boolean {
+    try {
+      mkdirSync(path.dirname(dir), { recursive: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Creates the groups and writes the limits; returns the cgroup.procs files the launcher joins. */
+  create(limits: KernelLimits): string[] {
+    const procs: string[] = [];
+    for (const dir of this.dirs()) {
+      mkdirSync(dir, { recursive: true });
+      procs.push(path.join(dir, 'cgroup.procs'));
+    }
+    if (this.mode === 'v2') {
+      const dir = this.dirs()[0];
+      if (limits.memoryBytes) {
+        tryWrite(path.join(dir, 'memory.max'), String(limits.memoryBytes));
+        tryWrite(path.join(dir, 'memory.swap.max'), '0');
+      }
+      if (limits.cpus) tryWrite(path.join(dir, 'cpu.max'), `${Math.round(limits.cpus * 100_000)} 100000`);
+      if (limits.pids) tryWrite(path.join(dir, 'pids.max'), String(limits.pids));
+    } else if (this.mode === 'v1') {
+      const dir = (c: string) => path.join(ROOT, c, 'berth', this.kernelId);
+      if (limits.memoryBytes) {
+        tryWrite(path.join(dir('memory'), 'memory.limit_in_bytes'), String(limits.memoryBytes));
+        tryWrite(path.join(dir('memory'), 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes));
+      }
+      if (limits.cpus) {
+        tryWrite(path.join(dir('cpu'), 'cpu.cfs_period_us'), '100000');
+        tryWrite(path.join(dir('cpu'), 'cpu.cfs_quota_us'), String(Math.round(limits.cpus * 100_000)));
+      }
+      if (limits.pids) tryWrite(path.join(dir('pids'), 'pids.max'), String(limits.pids));
+    }
+    return procs;
+  }
+
+  /** Every process id in the kernel's groups. */
+  pids(): number[] {
+    const found = new Set<number>();
+    for (const dir of this.dirs()) {
+      for (const line of (read(path.join(dir, 'cgroup.procs')) ?? '').split('\n')) if (line) found.add(Number(line));
+    }
+    return [...found];
+  }
+
+  /** True when the kernel hit its memory limit and the OOM killer acted. */
+  oomKilled(): boolean {
+    if (this.mode === 'v2') {
+      const events = read(path.join(ROOT, 'berth', this.kernelId, 'memory.events')) ?? '';
+      return /oom_kill [1-9]/.test(events);
+    }
+    if (this.mode === 'v1') {
+      const control = read(path.join(ROOT, 'memory', 'berth', this.kernelId, 'memory.oom_control')) ?? '';
+      return /oom_kill [1-9]/.test(control);
+    }
+    return false;
+  }
+
+  stats(): CgroupStats {
+    if (this.mode === 'v2') {
+      const dir = path.join(ROOT, 'berth', this.kernelId);
+      const usec = /usage_usec (\d+)/.exec(read(path.join(dir, 'cpu.stat')) ?? '');
+      return {
+        memoryBytes: numberOrNull(read(path.join(dir, 'memory.current'))),
+        cpuUsedMs: usec ? Number(usec[1]) / 1000 : null,
+        pids: numberOrNull(read(path.join(dir, 'pids.current'))),
+      };
+    }
+    if (this.mode === 'v1') {
+      const dir = (c: string, f: string) => path.join(ROOT, c, 'berth', this.kernelId, f);
+      const ns = numberOrNull(read(dir('cpuacct', 'cpuacct.usage')));
+      return {
+        memoryBytes: numberOrNull(read(dir('memory', 'memory.usage_in_bytes'))),
+        cpuUsedMs: ns === null ? null : ns / 1e6,
+        pids: numberOrNull(read(dir('pids', 'pids.current'))),
+      };
+    }
+    return { memoryBytes: null, cpuUsedMs: null, pids: null };
+  }
+
+  /** Removes the (empty) groups. */
+  remove(): void {
+    for (const dir of this.dirs()) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        /* still has processes or already gone */
+      }
+    }
+  }
+}
+
+function numberOrNull(text: string | null): number | null {
+  return text === null || text === '' ? null : Number(text);
+}

@@ -1,0 +1,98 @@
+/**
+ * Talks to a kernel runner over its Unix socket: one connection per operation, JSON lines both ways
+ * (see kernel_runner.py). Sockets survive the manager, so a restarted manager simply connects again.
+ */
+import net from 'node:net';
+import { EventEmitter } from 'node:events';
+
+export type RunnerEvent = { t: string; [key: string]: any };
+
+/** One open operation on the runner: send requests, receive events until the runner closes it. */
+export class RunnerConnection extends EventEmitter {
+  private buffer = '';
+  closed = false;
+
+  constructor(private readonly socket: net.Socket) {
+    super();
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let newline: number;
+      while ((newline = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, newline);
+        this.buffer = this.buffer.slice(newline + 1);
+        if (!line) continue;
+        try {
+          this.emit('event', JSON.parse(line) as RunnerEvent);
+        } catch {
+          this.emit('event', { t: 'error', msg: 'malformed runner output' });
+        }
+      }
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.emit('close');
+    });
+    socket.on('error', (err) => this.emit('socket-error', err));
+  }
+
+  send(message: object): void {
+    if (!this.closed) this.socket.write(JSON.stringify(message) + '\n');
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroy();
+  }
+
+  /** Resolves with the first event matching `predicate` (or rejects when the connection closes first). */
+  /** Waits for the first event matching `predicate`; `timeoutMs` may be Infinity. */
+  waitFor(predicate: (e: RunnerEvent) => boolean, timeoutMs = 30_000): Promise<RunnerEvent> {
+    return new Promise((resolve, reject) => {
+      const timer = Number.isFinite(timeoutMs) ? setTimeout(() => done(new Error('kernel runner did not answer in time')), timeoutMs) : undefined;
+      const onEvent = (event: RunnerEvent) => predicate(event) && done(null, event);
+      const onClose = () => done(new Error('kernel runner closed the connection'));
+      const done = (err: Error | null, event?: RunnerEvent) => {
+        clearTimeout(timer);
+        this.off('event', onEvent);
+        this.off('close', onClose);
+        if (err) reject(err);
+        else resolve(event!);
+      };
+      this.on('event', onEvent);
+      this.on('close', onClose);
+    });
+  }
+}
+
+export function connectRunner(socketPath: string, request: object, timeoutMs = 5_000): Promise<RunnerConnection> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('timed out connecting to the kernel runner'));
+    }, timeoutMs);
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      const connection = new RunnerConnection(socket);
+      connection.send(request);
+      resolve(connection);
+    });
+  });
+}
+
+/** A request with a single answer event. */
+export async function askRunner(socketPath: string, request: object, answer: string, timeoutMs = 10_000): Promise<RunnerEvent> {
+  const connection = await connectRunner(socketPath, request);
+  try {
+    const event = await connection.waitFor((e) => e.t === answer || e.t === 'error', timeoutMs);
+    if (event.t === 'error') throw new Error(event.msg ?? 'kernel runner error');
+    return event;
+  } finally {
+    connection.close();
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Builds the command that starts one kernel: a launcher shell joins the kernel's cgroups, then execs bubblewrap
+ * (own PID, mount, IPC and UTS namespaces; the host's /usr read-only; the scratch directory as /home/work).
+ * As root, bubblewrap mounts with root's rights (so data directories under /root work) and setpriv drops to the
+ * kernel's unprivileged uid with no capabilities before the runner starts; as another user, bubblewrap uses a
+ * user namespace instead. No --die-with-parent: sessions outlive the manager.
+ */
+import type { KernelMount } from '../agent';
+
+export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
+export const RUN_DIR_IN_SANDBOX = '/run/berth';
+export const SOCKET_IN_SANDBOX = `${RUN_DIR_IN_SANDBOX}/kernel.sock`;
+
+export interface SandboxCommand {
+  /** The kernel's uid; null when Berth is not root (the sandbox then runs as Berth's own user). */
+  uid: number | null;
+  scratchDir: string;
+  runDir: string;
+  runnerPath: string;
+  runtime: string;
+  hostname: string;
+  /** A generated hosts file bound over /etc/hosts (cluster peers), or null. */
+  hostsFile: string | null;
+  environ: Record<string, string>;
+  mounts: KernelMount[];
+  /** cgroup.procs files the launcher writes its pid into before exec. */
+  cgroupProcs: string[];
+}
+
+const BASE_ENV: Record<string, string> = {
+  HOME: '/home/work',
+  USER: 'work',
+  LOGNAME: 'work',
+  SHELL: '/bin/bash',
+  PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin',
+  LANG: 'C.UTF-8',
+  PYTHONUNBUFFERED: '1',
+};
+
+export function sandboxArgv(cmd: SandboxCommand): { file: string; args: string[] } {
+  const env = { ...BASE_ENV, ...cmd.environ, HOME: '/home/work' };
+  const namespaces =
+    cmd.uid === null
+      ? ['--unshare-all', '--share-net']
+      : ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try'];
+  const dropPrivileges =
+    cmd.uid === null
+      ? []
+      : ['/usr/bin/setpriv', `--reuid=${cmd.uid}`, `--regid=${cmd.uid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all'];
+  const bwrap = [
+    'bwrap',
+    ...namespaces,
+    '--new-session',
+    '--ro-bind', '/usr', '/usr',
+    '--symlink', 'usr/bin', '/bin',
+    '--symlink', 'usr/sbin', '/sbin',
+    '--symlink', 'usr/lib', '/lib',
+    '--symlink', 'usr/lib64', '/lib64',
+    '--ro-bind', '/etc', '/etc',
+    ...(cmd.hostsFile ? ['--ro-bind', cmd.hostsFile, '/etc/hosts'] : []),
+    '--tmpfs', '/tmp',
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--perms', '0755', '--dir', '/home',
+    '--perms', '0755', '--dir', '/run',
+    '--perms', '0755', '--dir', '/opt',
+    '--perms', '0755', '--dir', '/opt/berth',
+    '--bind', cmd.scratchDir, '/home/work',
+    '--bind', cmd.runDir, RUN_DIR_IN_SANDBOX,
+    '--ro-bind', cmd.runnerPath, RUNNER_IN_SANDBOX,
+    ...cmd.mounts.flatMap((m) => [m.readOnly ? '--ro-bind' : '--bind', m.hostPath, m.kernelPath]),
+    '--hostname', cmd.hostname,
+    '--chdir', '/home/work',
+    '--clearenv',
+    ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
+    ...dropPrivileges,
+    '/usr/bin/python3', RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
+  ];
+  // $1 = how many cgroup.procs files follow; the launcher joins each, then becomes the sandbox.
+  const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done; exec "$@"';
+  return { file: '/bin/sh', args: ['-c', script, 'berth-kernel', String(cmd.cgroupProcs.length), ...cmd.cgroupProcs, ...bwrap] };
+}

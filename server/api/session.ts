@@ -1,0 +1,145 @@
+/** §Sessions: create, inspect, execute, manage and destroy compute sessions. */
+import { z } from 'zod';
+import { route, raw } from '../http/route';
+import { bool } from '../http/params';
+import { Problem } from '../http/problem';
+import { createSession } from '../sessions/create';
+import { createSessionSchema, toCreateInput } from '../sessions/inputs';
+import { findSession, matchSessions } from '../sessions/access';
+import { dependencyGraph, sessionInfo } from '../sessions/info';
+import { destroySession } from '../sessions/destroy';
+import { restartSession } from '../sessions/restart';
+import { executionsOf } from '../sessions/executions';
+import { mainKernel } from '../sessions/execute';
+import { renameSession } from '../sessions/rename';
+import { kernelLogs, taskLogs } from '../sessions/logs';
+
+const byName = z.object({ session_name: z.string().min(1), owner_access_key: z.string().nullish() });
+const lookup = (ctx: { app: any; principal: any; input: { session_name: string; owner_access_key?: string | null } }) =>
+  findSession(ctx.app, ctx.principal, ctx.input.session_name, { ownerAccessKey: ctx.input.owner_access_key });
+
+const executeSchema = z.object({
+  session_name: z.string(),
+  owner_access_key: z.string().nullish(),
+  mode: z.enum(['query', 'batch', 'complete', 'continue', 'input']),
+  runId: z.string().min(1).max(64).nullable(),
+  code: z.string().default(''),
+  options: z.record(z.string(), z.unknown()).nullish(),
+}).refine((v) => v.runId !== null || v.mode === 'query' || v.mode === 'batch' || v.mode === 'complete', { message: 'runId is required for continue and input', path: ['runId'] });
+
+export const sessionRoutes = [
+  route({
+    method: 'POST', path: ['/session', '/session/_/create'], privilege: 'user', status: 'RUNNING', input: createSessionSchema,
+    summary: 'Create a compute session (or reuse a live one of the same name)',
+    handler: ({ app, principal, input }) => createSession(app, principal, toCreateInput(input)),
+  }),
+  route({
+    method: 'GET', path: '/session/_/match', privilege: 'user', status: 'FROZEN', input: z.object({ id: z.string().min(1) }),
+    summary: 'Sessions whose id or name starts with the given text',
+    handler: async ({ app, principal, input }) => ({
+      matches: (await matchSessions(app, principal, input.id)).map((s) => ({ id: s.id, name: s.name, status: s.status })),
+    }),
+  }),
+  route({
+    method: 'POST', path: '/session/_/sync-agent-registry', privilege: 'user', status: 'RUNNING', input: z.object({ agent: z.string().min(1) }),
+    summary: "Re-read an agent's kernel registry",
+    handler: async ({ app, input }) => {
+      const agent = await app.db.selectFrom('agents').select('id').where('id', '=', input.agent).executeTakeFirst();
+      if (!agent) throw new Problem('object-not-found', `No such agent: ${input.agent}`, undefined, { title: 'No such agent.' });
+      app.triggerScheduler();
+      return {};
+    },
+  }),
+  route({
+    method: 'GET', path: '/session/_/logs', privilege: 'user', status: 'FROZEN', input: z.object({ session_name: z.string().min(1) }),
+    summary: 'The log of a batch task (by kernel id), as text',
+    handler: async ({ app, principal, input }) => raw('text/plain; charset=utf-8', await taskLogs(app, principal, input.session_name)),
+  }),
+  route({
+    method: 'HEAD', path: '/session/_/logs', privilege: 'user', status: 'FROZEN', input: z.object({ session_name: z.string().min(1) }),
+    summary: 'Headers of a batch task log',
+    handler: async ({ app, principal, input }) => raw('text/plain; charset=utf-8', await taskLogs(app, principal, input.session_name)),
+  }),
+  route({
+    method: 'GET', path: '/session/:session_name', privilege: 'user', status: 'FROZEN', input: byName,
+    summary: 'Session information', handler: async (ctx) => sessionInfo(ctx.app, await lookup(ctx)),
+  }),
+  route({
+    method: 'PATCH', path: '/session/:session_name', privilege: 'user', status: 'FROZEN', input: byName,
+    summary: 'Restart the session (files in /home/work are kept)',
+    handler: async (ctx) => {
+      await restartSession(ctx.app, await lookup(ctx));
+      return {};
+    },
+  }),
+  route({
+    method: 'POST', path: '/session/:session_name', privilege: 'user', status: 'FROZEN', input: executeSchema,
+    summary: 'Execute code (query, batch, input, continue, complete)',
+    handler: async (ctx) => {
+      const session = await lookup(ctx);
+      const { mode, runId, code, options } = ctx.input;
+      return { result: await executionsOf(ctx.app).execute(session, { mode, runId, code, options: options ?? {} }) };
+    },
+  }),
+  route({
+    method: 'DELETE', path: '/session/:session_name', privilege: 'user', status: 'FROZEN',
+    input: byName.extend({ forced: bool().default(false), recursive: bool().default(false) }),
+    summary: 'Destroy the session',
+    handler: async (ctx) => destroySession(ctx.app, ctx.principal, await lookup(ctx), ctx.input),
+  }),
+  route({
+    method: 'GET', path: '/session/:session_name/direct-access-info', privilege: 'user', status: 'FROZEN', input: byName,
+    summary: 'Direct access details (SFTP/system sessions only)',
+    handler: async (ctx) => {
+      const session = await lookup(ctx);
+      return session.session_type === 'system' ? { session_type: 'system', kernel_role: 'SYSTEM', public_host: ctx.app.settings.host, sshd_ports: [] } : {};
+    },
+  }),
+  route({
+    method: 'GET', path: '/session/:session_name/logs', privilege: 'user', status: 'FROZEN', input: byName.extend({ kernel_id: z.string().optional() }),
+    summary: "The kernel's console log",
+    handler: async (ctx) => ({ result: { logs: await kernelLogs(ctx.app, await lookup(ctx), ctx.input.kernel_id) } }),
+  }),
+  route({
+    method: 'POST', path: '/session/:session_name/rename', privilege: 'user', status: 'RUNNING', input: byName.extend({ name: z.string().min(1) }),
+    summary: 'Rename a running session',
+    handler: async (ctx) => {
+      await renameSession(ctx.app, await lookup(ctx), ctx.input.name);
+      return {};
+    },
+  }),
+  route({
+    method: 'POST', path: '/session/:session_name/interrupt', privilege: 'user', status: 'FROZEN', input: byName,
+    summary: 'Interrupt the running code (best effort)',
+    handler: async (ctx) => {
+      const session = await lookup(ctx);
+      executionsOf(ctx.app).interrupt(session.id);
+      return {};
+    },
+  }),
+  route({
+    method: 'POST', path: '/session/:session_name/complete', privilege: 'user', status: 'FROZEN',
+    input: byName.extend({ code: z.string().default(''), options: z.record(z.string(), z.unknown()).nullish() }),
+    summary: 'Code completion',
+    handler: async (ctx) => {
+      const session = await lookup(ctx);
+      const kernel = await mainKernel(ctx.app, session);
+      const completions = await ctx.app.agents.get(kernel.agent_id!)!.complete(kernel.id, ctx.input.code);
+      return { result: { status: 'finished', completions } };
+    },
+  }),
+  route({
+    method: 'GET', path: '/session/:session_name/dependency-graph', privilege: 'user', status: 'FROZEN', input: byName,
+    summary: 'The sessions this one depends on, recursively',
+    handler: async (ctx) => dependencyGraph(ctx.app, await lookup(ctx)),
+  }),
+  route({
+    method: 'GET', path: '/session/:session_name/abusing-report', privilege: 'user', status: 'RUNNING', input: byName.extend({ login_session_token: z.string().optional() }),
+    summary: 'Abuse report of the main kernel',
+    handler: async (ctx) => {
+      const session = await lookup(ctx);
+      const kernel = await ctx.app.db.selectFrom('kernels').select('id').where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
+      return kernel ? { kernel: kernel.id, abuse_report: null } : {};
+    },
+  }),
+];

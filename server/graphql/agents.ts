@@ -1,0 +1,158 @@
+/**
+ * Agents: superadmins read full records (agent, agent_list) and modify them; every user reads summaries of the
+ * agents in scaling groups open to their domain, projects or keypairs (agent_summary, agent_summary_list).
+ */
+import type { Updateable } from 'kysely';
+import { isSuperadmin } from '../auth/principal';
+import type { AgentTable } from '../db/schema';
+import { dbOf, given, invalid, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+
+const AGENT_FILTER_ARGS = 'scaling_group: String, status: String';
+
+export const agentTypeDefs = /* GraphQL */ `
+  type Agent {
+    id: ID
+    "ALIVE, LOST, RESTARTING or TERMINATED."
+    status: String
+    status_changed: DateTime
+    region: String
+    scaling_group: String
+    schedulable: Boolean
+    available_slots: JSONString
+    occupied_slots: JSONString
+    addr: String
+    public_host: String
+    architecture: String
+    first_contact: DateTime
+    lost_at: DateTime
+    version: String
+    compute_plugins: JSONString
+  }
+
+  type AgentList {
+    items: [Agent]!
+    total_count: Int!
+  }
+
+  type AgentSummary {
+    id: ID
+    status: String
+    scaling_group: String
+    schedulable: Boolean
+    available_slots: JSONString
+    occupied_slots: JSONString
+    architecture: String
+  }
+
+  type AgentSummaryList {
+    items: [AgentSummary]!
+    total_count: Int!
+  }
+
+  input ModifyAgentInput {
+    schedulable: Boolean
+    scaling_group: String
+  }
+
+  type ModifyAgent { ok: Boolean, msg: String, agent: Agent }
+
+  extend type Query {
+    agent(agent_id: String!): Agent
+    agents(${AGENT_FILTER_ARGS}): [Agent]
+    agent_list(${LIST_ARGS_SDL}, ${AGENT_FILTER_ARGS}): AgentList
+    agent_summary(agent_id: String!): AgentSummary
+    agent_summary_list(${LIST_ARGS_SDL}, ${AGENT_FILTER_ARGS}): AgentSummaryList
+  }
+
+  extend type Mutation {
+    modify_agent(id: String!, props: ModifyAgentInput!): ModifyAgent
+  }
+`;
+
+const AGENT_FIELDS: FieldMap = {
+  id: { column: 'id', type: 'string' },
+  status: { column: 'status', type: 'string' },
+  scaling_group: { column: 'scaling_group', type: 'string' },
+  schedulable: { column: 'schedulable', type: 'boolean' },
+  region: { column: 'region', type: 'string' },
+  addr: { column: 'addr', type: 'string' },
+  architecture: { column: 'architecture', type: 'string' },
+  version: { column: 'version', type: 'string' },
+  status_changed: { column: 'status_changed', type: 'datetime' },
+  first_contact: { column: 'first_contact', type: 'datetime' },
+  lost_at: { column: 'lost_at', type: 'datetime' },
+};
+
+const SUMMARY_FIELDS: FieldMap = {
+  id: AGENT_FIELDS.id,
+  status: AGENT_FIELDS.status,
+  scaling_group: AGENT_FIELDS.scaling_group,
+  schedulable: AGENT_FIELDS.schedulable,
+  architecture: AGENT_FIELDS.architecture,
+};
+
+interface AgentFilterArgs {
+  scaling_group?: string | null;
+  status?: string | null;
+}
+
+/** Agents, narrowed to scaling groups the caller may use unless they are a superadmin. */
+function scopedAgents(ctx: GqlContext, args: AgentFilterArgs) {
+  const p = ctx.principal;
+  let q = dbOf(ctx).selectFrom('agents');
+  if (args.scaling_group) q = q.where('scaling_group', '=', args.scaling_group);
+  if (args.status) q = q.where('status', '=', args.status.toUpperCase());
+  if (isSuperadmin(p)) return q;
+  return q.where((eb) =>
+    eb.or([
+      eb('scaling_group', 'in', eb.selectFrom('sgroups_for_domains').select('scaling_group').where('domain', '=', p.domainName)),
+      eb(
+        'scaling_group',
+        'in',
+        eb
+          .selectFrom('sgroups_for_groups')
+          .select('scaling_group')
+          .where('group_id', 'in', eb.selectFrom('association_groups_users').select('group_id').where('user_id', '=', p.userId)),
+      ),
+      eb('scaling_group', 'in', eb.selectFrom('sgroups_for_keypairs').select('scaling_group').where('access_key', '=', p.accessKey)),
+    ]),
+  );
+}
+
+export const agentResolvers: ResolverMap = {
+  Query: {
+    agent: async (_root, args: { agent_id: string }, ctx) => {
+      requireSuperadmin(ctx);
+      return (await dbOf(ctx).selectFrom('agents').selectAll().where('id', '=', args.agent_id).executeTakeFirst()) ?? null;
+    },
+    agents: (_root, args: AgentFilterArgs, ctx) => {
+      requireSuperadmin(ctx);
+      return scopedAgents(ctx, args).selectAll().orderBy('id').execute();
+    },
+    agent_list: (_root, args: AgentFilterArgs & ListArgs, ctx) => {
+      requireSuperadmin(ctx);
+      return runList(scopedAgents(ctx, args), args, AGENT_FIELDS, 'id', (qb) => qb.selectAll());
+    },
+    agent_summary: async (_root, args: { agent_id: string }, ctx) =>
+      (await scopedAgents(ctx, {}).selectAll().where('id', '=', args.agent_id).executeTakeFirst()) ?? null,
+    agent_summary_list: (_root, args: AgentFilterArgs & ListArgs, ctx) => runList(scopedAgents(ctx, args), args, SUMMARY_FIELDS, 'id', (qb) => qb.selectAll()),
+  },
+  Mutation: {
+    modify_agent: mutation(async (args: { id: string; props: { schedulable?: boolean | null; scaling_group?: string | null } }, ctx) => {
+      requireSuperadmin(ctx);
+      const agent = await dbOf(ctx).selectFrom('agents').select('id').where('id', '=', args.id).executeTakeFirst();
+      if (!agent) throw notFound('agent');
+      const props = given(args.props);
+      const set: Updateable<AgentTable> = {};
+      if (props.schedulable !== undefined && props.schedulable !== null) set.schedulable = props.schedulable;
+      if (props.scaling_group) {
+        const sg = await dbOf(ctx).selectFrom('scaling_groups').select('name').where('name', '=', props.scaling_group).executeTakeFirst();
+        if (!sg) throw invalid(`No such scaling group: ${props.scaling_group}`);
+        set.scaling_group = props.scaling_group;
+      }
+      if (Object.keys(set).length) await dbOf(ctx).updateTable('agents').set(set).where('id', '=', args.id).execute();
+      return { agent: await dbOf(ctx).selectFrom('agents').selectAll().where('id', '=', args.id).executeTakeFirst() };
+    }),
+  },
+};

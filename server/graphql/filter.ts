@@ -1,0 +1,286 @@
+/**
+ * `*_list` pagination (CONTRACT §16: `limit, offset, filter, order` → `{items, total_count}`, limit ≤ 100) and the
+ * small filter and order languages of Backend.AI's list queries, limited to the fields each list names:
+ *
+ *   filter: email ilike "%@example.com" & (role == "admin" | status != "active")
+ *           comparisons ==, !=, <, <=, >, >=, like, ilike, contains, in [..], not in [..], is null, is not null;
+ *           & (and), | (or), ! (not), parentheses; values "text", 'text', numbers, true, false, null.
+ *   order:  "-created_at", "+email", "email asc, created_at desc".
+ */
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { canonicalUuid } from './scalars';
+import { invalid } from './context';
+
+export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'uuid';
+export interface FieldSpec {
+  column: string;
+  type: FieldType;
+}
+export type FieldMap = Record<string, FieldSpec>;
+
+export const MAX_LIMIT = 100;
+
+export interface ListArgs {
+  limit?: number | null;
+  offset?: number | null;
+  filter?: string | null;
+  order?: string | null;
+}
+
+type Scalar = string | number | boolean | Date | null;
+type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=' | 'like' | 'ilike' | 'in' | 'not in' | 'is' | 'is not';
+type FilterNode =
+  | { kind: 'and' | 'or'; items: FilterNode[] }
+  | { kind: 'not'; item: FilterNode }
+  | { kind: 'cmp'; column: string; op: CmpOp; value: Scalar | Scalar[] };
+
+interface Token {
+  kind: 'word' | 'string' | 'number' | 'punct';
+  text: string;
+  value?: string | number;
+}
+
+const TOKEN_RE = /\s*(?:(==|!=|<=|>=|&&|\|\||[<>=()[\],&|!])|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(-?\d+(?:\.\d+)?)(?![\w.])|([A-Za-z_][\w.]*))/y;
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  TOKEN_RE.lastIndex = 0;
+  let at = 0;
+  while (at < text.length) {
+    if (/^\s*$/.test(text.slice(at))) break;
+    TOKEN_RE.lastIndex = at;
+    const m = TOKEN_RE.exec(text);
+    if (!m) throw invalid(`filter: unexpected text at position ${at}: ${text.slice(at, at + 20)}`);
+    at = TOKEN_RE.lastIndex;
+    if (m[1]) tokens.push({ kind: 'punct', text: m[1] });
+    else if (m[2]) tokens.push({ kind: 'string', text: m[2], value: m[2].slice(1, -1).replace(/\\(.)/g, '$1') });
+    else if (m[3]) tokens.push({ kind: 'number', text: m[3], value: Number(m[3]) });
+    else tokens.push({ kind: 'word', text: m[4] });
+  }
+  return tokens;
+}
+
+class FilterParser {
+  private at = 0;
+
+  constructor(
+    private readonly tokens: Token[],
+    private readonly fields: FieldMap,
+  ) {}
+
+  parse(): FilterNode {
+    const node = this.or();
+    if (this.peek()) throw invalid(`filter: unexpected ${this.peek()!.text}`);
+    return node;
+  }
+
+  private peek(): Token | undefined {
+    return this.tokens[this.at];
+  }
+
+  private isWord(...words: string[]): boolean {
+    const t = this.peek();
+    return t?.kind === 'word' && words.includes(t.text.toLowerCase());
+  }
+
+  private isPunct(...texts: string[]): boolean {
+    const t = this.peek();
+    return t?.kind === 'punct' && texts.includes(t.text);
+  }
+
+  private next(): Token {
+    const t = this.tokens[this.at++];
+    if (!t) throw invalid('filter: the expression ends too early.');
+    return t;
+  }
+
+  private expectPunct(text: string): void {
+    const t = this.next();
+    if (t.kind !== 'punct' || t.text !== text) throw invalid(`filter: expected ${text}, found ${t.text}`);
+  }
+
+  private or(): FilterNode {
+    const items = [this.and()];
+    while (this.isPunct('|', '||') || this.isWord('or')) {
+      this.next();
+      items.push(this.and());
+    }
+    return items.length === 1 ? items[0] : { kind: 'or', items };
+  }
+
+  private and(): FilterNode {
+    const items = [this.unary()];
+    while (this.isPunct('&', '&&') || this.isWord('and')) {
+      this.next();
+      items.push(this.unary());
+    }
+    return items.length === 1 ? items[0] : { kind: 'and', items };
+  }
+
+  private unary(): FilterNode {
+    if (this.isPunct('!') || this.isWord('not')) {
+      this.next();
+      return { kind: 'not', item: this.unary() };
+    }
+    if (this.isPunct('(')) {
+      this.next();
+      const node = this.or();
+      this.expectPunct(')');
+      return node;
+    }
+    return this.comparison();
+  }
+
+  private comparison(): FilterNode {
+    const name = this.next();
+    if (name.kind !== 'word') throw invalid(`filter: expected a field name, found ${name.text}`);
+    const field = this.fields[name.text];
+    if (!field) throw invalid(`filter: unknown field ${name.text}; known fields: ${Object.keys(this.fields).join(', ')}`);
+    const opToken = this.next();
+    const op = opToken.text.toLowerCase();
+    if (op === 'is' || op === 'isnot') {
+      const negated = op === 'isnot' || (this.isWord('not') && Boolean(this.next()));
+      const value = this.next();
+      if (value.kind !== 'word' || value.text.toLowerCase() !== 'null') throw invalid('filter: only null may follow is.');
+      return { kind: 'cmp', column: field.column, op: negated ? 'is not' : 'is', value: null };
+    }
+    if (op === 'not' || op === 'notin') {
+      if (op === 'not' && !(this.isWord('in') && this.next())) throw invalid('filter: expected in after not.');
+      return { kind: 'cmp', column: field.column, op: 'not in', value: this.list(name.text, field) };
+    }
+    if (op === 'in') return { kind: 'cmp', column: field.column, op: 'in', value: this.list(name.text, field) };
+    if (op === 'like' || op === 'ilike' || op === 'contains') {
+      if (field.type !== 'string') throw invalid(`filter: ${op} needs a text field; ${name.text} is not one.`);
+      const raw = this.value(name.text, field);
+      if (typeof raw !== 'string') throw invalid(`filter: ${op} needs a quoted text value.`);
+      if (op === 'contains') return { kind: 'cmp', column: field.column, op: 'like', value: `%${raw.replace(/[\\%_]/g, '\\$&')}%` };
+      return { kind: 'cmp', column: field.column, op, value: raw };
+    }
+    const compare: Record<string, CmpOp> = { '==': '=', '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
+    const sqlOp = opToken.kind === 'punct' ? compare[op] : undefined;
+    if (!sqlOp) throw invalid(`filter: unknown operator ${opToken.text}`);
+    const value = this.value(name.text, field);
+    if (value === null) {
+      if (sqlOp !== '=' && sqlOp !== '<>') throw invalid('filter: null compares only with == or !=.');
+      return { kind: 'cmp', column: field.column, op: sqlOp === '=' ? 'is' : 'is not', value: null };
+    }
+    if (field.type === 'boolean' && sqlOp !== '=' && sqlOp !== '<>') throw invalid(`filter: ${name.text} compares only with == or !=.`);
+    return { kind: 'cmp', column: field.column, op: sqlOp, value };
+  }
+
+  private list(name: string, field: FieldSpec): Scalar[] {
+    this.expectPunct('[');
+    const values: Scalar[] = [];
+    while (!this.isPunct(']')) {
+      values.push(this.value(name, field));
+      if (!this.isPunct(']')) this.expectPunct(',');
+    }
+    this.next();
+    return values;
+  }
+
+  private value(name: string, field: FieldSpec): Scalar {
+    const t = this.next();
+    if (t.kind === 'word') {
+      const word = t.text.toLowerCase();
+      if (word === 'null' || word === 'none') return null;
+      if ((word === 'true' || word === 'false') && field.type === 'boolean') return word === 'true';
+      throw invalid(`filter: ${t.text} is not a value for ${name}; quote text values.`);
+    }
+    if (t.kind === 'punct') throw invalid(`filter: expected a value for ${name}, found ${t.text}`);
+    switch (field.type) {
+      case 'number':
+        if (t.kind !== 'number') throw invalid(`filter: ${name} takes a number.`);
+        return t.value as number;
+      case 'boolean':
+        throw invalid(`filter: ${name} takes true or false.`);
+      case 'datetime': {
+        const date = new Date(String(t.value));
+        if (t.kind !== 'string' || Number.isNaN(date.getTime())) throw invalid(`filter: ${name} takes a quoted ISO 8601 timestamp.`);
+        return date;
+      }
+      case 'uuid': {
+        const uuid = t.kind === 'string' ? canonicalUuid(String(t.value)) : null;
+        if (!uuid) throw invalid(`filter: ${name} takes a quoted UUID.`);
+        return uuid;
+      }
+      default:
+        if (t.kind !== 'string') throw invalid(`filter: ${name} takes a quoted text value.`);
+        return t.value as string;
+    }
+  }
+}
+
+export function parseFilter(text: string, fields: FieldMap): FilterNode | null {
+  if (!text.trim()) return null;
+  return new FilterParser(tokenize(text), fields).parse();
+}
+
+function toExpression(eb: ExpressionBuilder<any, any>, node: FilterNode): Expression<SqlBool> {
+  switch (node.kind) {
+    case 'and':
+      return eb.and(node.items.map((item) => toExpression(eb, item)));
+    case 'or':
+      return eb.or(node.items.map((item) => toExpression(eb, item)));
+    case 'not':
+      return eb.not(toExpression(eb, node.item));
+    case 'cmp': {
+      const ref = eb.ref(node.column);
+      if ((node.op === 'in' || node.op === 'not in') && Array.isArray(node.value) && node.value.length === 0) {
+        return node.op === 'in' ? sql<SqlBool>`false` : sql<SqlBool>`true`;
+      }
+      return eb(ref, node.op, node.value as any);
+    }
+  }
+}
+
+export interface OrderItem {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+export function parseOrder(text: string | null | undefined, fields: FieldMap): OrderItem[] {
+  if (!text?.trim()) return [];
+  return text.split(',').map((part) => {
+    const item = part.trim();
+    const m = /^([+-]?)([A-Za-z_][\w.]*)(?:\s+(asc|desc))?$/i.exec(item);
+    if (!m) throw invalid(`order: cannot read "${item}"; use +field, -field or "field asc|desc".`);
+    const field = fields[m[2]];
+    if (!field) throw invalid(`order: unknown field ${m[2]}; known fields: ${Object.keys(fields).join(', ')}`);
+    const descending = m[1] === '-' || m[3]?.toLowerCase() === 'desc';
+    return { column: field.column, direction: descending ? 'desc' : 'asc' };
+  });
+}
+
+/** Checks limit (0–100) and offset (≥ 0); limit defaults to the maximum, offset to 0. */
+export function pageWindow(args: ListArgs): { limit: number; offset: number } {
+  const limit = args.limit ?? MAX_LIMIT;
+  const offset = args.offset ?? 0;
+  if (limit < 0 || limit > MAX_LIMIT) throw invalid(`limit must be between 0 and ${MAX_LIMIT}.`);
+  if (offset < 0) throw invalid('offset must not be negative.');
+  return { limit, offset };
+}
+
+/**
+ * Runs a paginated list: `base` holds the FROM, joins and scope conditions; `select` adds the columns. The filter and
+ * order are checked before any query runs; `tiebreak` keeps pages stable.
+ */
+export async function runList<T>(
+  base: SelectQueryBuilder<any, any, any>,
+  args: ListArgs,
+  fields: FieldMap,
+  tiebreak: string,
+  select: (qb: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, T>,
+): Promise<{ items: T[]; total_count: number }> {
+  const { limit, offset } = pageWindow(args);
+  const filter = args.filter ? parseFilter(args.filter, fields) : null;
+  const order = parseOrder(args.order, fields);
+  const scoped = filter ? base.where((eb) => toExpression(eb, filter)) : base;
+  const counted = await scoped.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
+  let rows = select(scoped);
+  for (const o of order) rows = rows.orderBy(o.column, o.direction);
+  rows = rows.orderBy(tiebreak).limit(limit).offset(offset);
+  return { items: limit === 0 ? [] : await rows.execute(), total_count: Number((counted as { count?: unknown } | undefined)?.count ?? 0) };
+}
+
+export const LIST_ARGS_SDL = 'limit: Int = 100, offset: Int = 0, filter: String, order: String';

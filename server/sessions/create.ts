@@ -1,0 +1,275 @@
+/**
+ * POST /session: validates a request completely before anything is stored (so a bad one allocates nothing),
+ * reuses a live session of the same name and image, enqueues the new session as PENDING with its kernels,
+ * asks the scheduler for a pass and, unless enqueueOnly, waits for the session to start (CONTRACT §7.1).
+ */
+import { randomUUID } from 'node:crypto';
+import type { App } from '../app';
+import type { Principal } from '../auth/principal';
+import { isSuperadmin } from '../auth/principal';
+import { actingAs } from '../auth/delegation';
+import { json } from '../db';
+import type { Image, Session } from '../db/schema';
+import { Problem, badRequest } from '../http/problem';
+import { resolveImage } from '../images/catalog';
+import { activeSlots, formatAmount, parseAmount, toAmounts, type Amounts } from '../resources/slots';
+import { parseDuration } from '../util/duration';
+import { findSession } from './access';
+import { LIVE } from './states';
+import { publishSessionEvent } from './transition';
+
+export interface CreateSessionInput {
+  name: string;
+  image: string;
+  arch?: string;
+  type: 'interactive' | 'batch' | 'inference';
+  group: string;
+  domain?: string;
+  clusterSize: number;
+  clusterMode: 'single-node' | 'multi-node';
+  config: {
+    resources?: Record<string, unknown>;
+    environ?: Record<string, string>;
+    mounts?: string[];
+    scaling_group?: string;
+    resource_opts?: Record<string, unknown>;
+    agent_list?: string[];
+  };
+  tag?: string;
+  priority: number;
+  enqueueOnly: boolean;
+  maxWaitSeconds: number;
+  startsAt?: string;
+  reuseIfExists: boolean;
+  startupCommand?: string;
+  bootstrapScript?: string;
+  dependencies?: string[];
+  callbackUrl?: string;
+  ownerAccessKey?: string;
+  batchTimeout?: number;
+}
+
+export interface CreateSessionResult {
+  sessionId: string;
+  sessionName: string;
+  status: string;
+  servicePorts: Record<string, unknown>[];
+  created: boolean;
+  service_ports?: unknown[];
+}
+
+const MAX_WAIT_SECONDS = 3600;
+const NAME_RULE = /^\w[\w.-]*\w$/;
+
+export function servicePortsOf(image: Image): Record<string, unknown>[] {
+  return image.service_ports.map((p) => ({
+    name: p.name,
+    protocol: p.protocol,
+    ports: p.ports,
+    url_template: p.url_template ?? null,
+    allowed_arguments: p.allowed_arguments ?? null,
+    allowed_envs: p.allowed_envs ?? null,
+  }));
+}
+
+export async function createSession(app: App, caller: Principal, input: CreateSessionInput): Promise<CreateSessionResult> {
+  const owner = await actingAs(app, caller, input.ownerAccessKey);
+  if (input.name.length < 4 || input.name.length > 64 || !NAME_RULE.test(input.name) || /[^\x00-\x7f]/.test(input.name)) {
+    throw badRequest('The session name must be 4–64 ASCII letters, digits, _, . or -, starting and ending with a letter, digit or _.', { name: 'invalid session name' });
+  }
+  const image = await resolveImage(app, input.image);
+
+  const existing = await liveSessionNamed(app, owner.accessKey, input.name);
+  if (existing) return reuseOrRefuse(app, existing, image, input.reuseIfExists);
+
+  const prepared = await validate(app, caller, owner, input, image);
+  const sessionId = randomUUID();
+  const now = new Date();
+  try {
+    await app.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('sessions')
+        .values({
+          id: sessionId,
+          name: input.name,
+          access_key: owner.accessKey,
+          user_uuid: owner.userId,
+          domain_name: owner.domainName,
+          group_id: prepared.groupId,
+          scaling_group_name: prepared.scalingGroup,
+          session_type: input.type,
+          cluster_mode: input.clusterMode,
+          cluster_size: input.clusterSize,
+          image_id: image.id,
+          image: image.name,
+          architecture: input.arch ?? image.architecture,
+          tag: input.tag ?? null,
+          priority: input.priority,
+          status: 'PENDING',
+          status_history: json({ PENDING: now.toISOString() }),
+          status_data: json({}),
+          requested_slots: json(format(prepared.sessionSlots)),
+          occupying_slots: json({}),
+          environ: json(input.config.environ ?? {}),
+          resource_opts: json(input.config.resource_opts ?? {}),
+          mounts: json([]),
+          agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
+          startup_command: input.startupCommand ?? null,
+          bootstrap_script: input.bootstrapScript ?? null,
+          callback_url: input.callbackUrl ?? null,
+          starts_at: prepared.startsAt,
+          batch_timeout: input.batchTimeout ?? null,
+          created_at: now,
+        })
+        .execute();
+      await trx
+        .insertInto('kernels')
+        .values(
+          Array.from({ length: input.clusterSize }, (_, i) => ({
+            id: randomUUID(),
+            session_id: sessionId,
+            cluster_role: i === 0 ? 'main' : 'sub',
+            cluster_idx: i === 0 ? 1 : i,
+            cluster_hostname: i === 0 ? 'main1' : `sub${i}`,
+            status: 'PENDING',
+            status_history: json({ PENDING: now.toISOString() }),
+            status_data: json({}),
+            occupied_slots: json({}),
+            service_ports: json([]),
+            last_stat: json(null),
+          })),
+        )
+        .execute();
+      if (prepared.dependencies.length) {
+        await trx.insertInto('session_dependencies').values(prepared.dependencies.map((depends_on) => ({ session_id: sessionId, depends_on }))).execute();
+      }
+    });
+  } catch (err) {
+    // Another request created a session of this name in the meantime.
+    const raced = await liveSessionNamed(app, owner.accessKey, input.name);
+    if (raced) return reuseOrRefuse(app, raced, image, input.reuseIfExists);
+    throw err;
+  }
+
+  const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
+  const started = input.enqueueOnly ? null : waitForStart(app, sessionId, input.maxWaitSeconds);
+  publishSessionEvent(app, session, 'session_enqueued', '', null);
+  app.triggerScheduler();
+  if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
+  const status = await started;
+  return { sessionId, sessionName: input.name, status, servicePorts: servicePortsOf(image), created: true };
+}
+
+async function liveSessionNamed(app: App, accessKey: string, name: string): Promise<Session | undefined> {
+  return app.db.selectFrom('sessions').selectAll().where('access_key', '=', accessKey).where('name', '=', name).where('status', 'in', [...LIVE]).executeTakeFirst();
+}
+
+function reuseOrRefuse(app: App, existing: Session, image: Image, reuse: boolean): CreateSessionResult {
+  if (!reuse || existing.image_id !== image.id) {
+    throw new Problem('session-already-exists', `A session named "${existing.name}" already exists.`, { existingSessionId: existing.id });
+  }
+  const ports = servicePortsOf(image);
+  return { sessionId: existing.id, sessionName: existing.name, status: existing.status, servicePorts: ports, created: false, service_ports: image.service_ports };
+}
+
+/** Resolves once the session starts or fails to, or says TIMEOUT when maxWaitSeconds passes first. */
+function waitForStart(app: App, sessionId: string, maxWaitSeconds: number): Promise<string> {
+  const settled = new Set(['RUNNING', 'ERROR', 'CANCELLED', 'TERMINATED', 'TERMINATING']);
+  return new Promise((resolve) => {
+    const seconds = maxWaitSeconds > 0 ? Math.min(maxWaitSeconds, MAX_WAIT_SECONDS) : MAX_WAIT_SECONDS;
+    const timer = setTimeout(() => finish('TIMEOUT'), seconds * 1000);
+    const off = app.events.onStatus(sessionId, (status) => settled.has(status) && finish(status));
+    function finish(status: string) {
+      clearTimeout(timer);
+      off();
+      resolve(status);
+    }
+  });
+}
+
+interface Prepared {
+  groupId: string;
+  scalingGroup: string;
+  sessionSlots: Amounts;
+  startsAt: Date | null;
+  dependencies: string[];
+}
+
+async function validate(app: App, caller: Principal, owner: Principal, input: CreateSessionInput, image: Image): Promise<Prepared> {
+  if (input.domain && input.domain !== owner.domainName) throw badRequest(`The owner does not belong to domain "${input.domain}".`, { domain: 'mismatch' });
+  if (input.type === 'batch' && !input.startupCommand?.trim()) throw badRequest('A batch session needs a startupCommand.', { startupCommand: 'required for batch sessions' });
+  if (input.startsAt && input.type !== 'batch') throw badRequest('starts_at is only for batch sessions.', { starts_at: 'batch only' });
+  if (input.config.agent_list?.length && !isSuperadmin(caller)) throw new Problem('insufficient-privilege', 'Only superadmins may pin sessions to agents.');
+  if (input.config.mounts?.length) throw new Problem('invalid-api-params', `No such virtual folder: ${input.config.mounts[0]}`, { mounts: 'unknown folder' });
+
+  const group = await app.db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('domain_name', '=', owner.domainName)
+    .where((eb) => (/^[0-9a-f-]{36}$/i.test(input.group) ? eb.or([eb('id', '=', input.group), eb('name', '=', input.group)]) : eb('name', '=', input.group)))
+    .where('is_active', '=', true)
+    .executeTakeFirst();
+  if (!group) throw badRequest(`No such project: ${input.group}`, { group: 'unknown project' });
+  const member = await app.db.selectFrom('association_groups_users').select('group_id').where('group_id', '=', group.id).where('user_id', '=', owner.userId).executeTakeFirst();
+  if (!member && !isSuperadmin(owner)) throw badRequest(`The owner is not a member of project "${group.name}".`, { group: 'not a member' });
+
+  const scalingGroup = input.config.scaling_group ?? 'default';
+  const allowed = await app.db
+    .selectFrom('scaling_groups as s')
+    .select('s.name')
+    .where('s.name', '=', scalingGroup)
+    .where('s.is_active', '=', true)
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('sgroups_for_domains').select('domain').whereRef('scaling_group', '=', 's.name').where('domain', '=', owner.domainName)),
+        eb.exists(eb.selectFrom('sgroups_for_groups').select('group_id').whereRef('scaling_group', '=', 's.name').where('group_id', '=', group.id)),
+      ]),
+    )
+    .executeTakeFirst();
+  if (!allowed) throw badRequest(`The scaling group "${scalingGroup}" is not available to this project.`, { scaling_group: 'not allowed' });
+
+  const policy = await app.db.selectFrom('keypair_resource_policies').select('max_containers_per_session').where('name', '=', owner.keypairPolicy).executeTakeFirst();
+  if (policy && input.clusterSize > Math.max(1, policy.max_containers_per_session)) {
+    throw badRequest(`A session may have at most ${policy.max_containers_per_session} kernels under this keypair's policy.`, { cluster_size: 'too large' });
+  }
+
+  const perKernel = await requestedSlots(app, input.config.resources ?? {}, image, scalingGroup);
+  const sessionSlots: Amounts = {};
+  for (const [slot, amount] of Object.entries(perKernel)) sessionSlots[slot] = amount * input.clusterSize;
+
+  let startsAt: Date | null = null;
+  if (input.startsAt) {
+    const relative = parseDuration(input.startsAt);
+    startsAt = relative !== null ? new Date(Date.now() + relative * 1000) : new Date(input.startsAt);
+    if (Number.isNaN(startsAt.getTime())) throw badRequest('starts_at must be an ISO time or a duration such as 30m.', { starts_at: 'invalid' });
+  }
+
+  const dependencies: string[] = [];
+  for (const reference of input.dependencies ?? []) {
+    try {
+      dependencies.push((await findSession(app, owner, reference)).id);
+    } catch {
+      throw badRequest(`No such session to depend on: ${reference}`, { dependencies: 'unknown session' });
+    }
+  }
+  return { groupId: group.id, scalingGroup, sessionSlots, startsAt, dependencies };
+}
+
+/** Slots of one kernel: the request over the image's minimum, every amount positive and known. */
+async function requestedSlots(app: App, resources: Record<string, unknown>, image: Image, scalingGroup: string): Promise<Amounts> {
+  const known = await activeSlots(app, scalingGroup);
+  const minimum = toAmounts(Object.fromEntries(Object.entries(image.resource_limits).map(([k, v]) => [k, v.min])));
+  const slots: Amounts = { ...minimum };
+  for (const [slot, raw] of Object.entries(resources)) {
+    if (!(slot in known)) throw badRequest(`Unknown resource slot: ${slot}`, { [`resources.${slot}`]: 'unknown slot' });
+    const amount = parseAmount(raw);
+    if (!Number.isFinite(amount) || amount <= 0) throw badRequest(`Resource ${slot} must be a positive amount.`, { [`resources.${slot}`]: 'must be positive' });
+    if (amount < (minimum[slot] ?? 0)) throw badRequest(`Resource ${slot} is below the image's minimum (${formatAmount(minimum[slot])}).`, { [`resources.${slot}`]: 'below the image minimum' });
+    slots[slot] = amount;
+  }
+  return slots;
+}
+
+function format(amounts: Amounts): Record<string, string> {
+  return Object.fromEntries(Object.entries(amounts).map(([k, v]) => [k, formatAmount(v)]));
+}

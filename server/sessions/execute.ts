@@ -1,0 +1,169 @@
+/**
+ * Code execution over HTTP (CONTRACT §8.1): a run keeps its runner connection open between calls and buffers
+ * what the kernel prints; each call returns what arrived until the run changes state (waiting for input, a
+ * batch step finished, the run finished) or two seconds passed (`continued`). Runs on a session take turns.
+ */
+import { randomBytes } from 'node:crypto';
+import type { App } from '../app';
+import type { Session } from '../db/schema';
+import { Problem } from '../http/problem';
+import type { RunnerConnection, RunnerEvent } from '../agents/local/runner-client';
+
+export const FLUSH_MS = 2_000;
+
+export type ConsoleItem = [string, unknown];
+
+export interface ExecResult {
+  runId: string;
+  status: 'continued' | 'waiting-input' | 'finished' | 'clean-finished' | 'build-finished' | 'exec-timeout';
+  exitCode: number | null;
+  console: ConsoleItem[];
+  options: Record<string, unknown> | null;
+  files: unknown[];
+}
+
+type Marker = { kind: 'status'; status: ExecResult['status']; exitCode: number | null; options: Record<string, unknown> | null };
+type Entry = { kind: 'console'; item: ConsoleItem } | Marker;
+
+class Run {
+  readonly entries: Entry[] = [];
+  private wake: (() => void) | null = null;
+  finished = false;
+
+  constructor(readonly id: string, readonly connection: RunnerConnection) {
+    connection.on('event', (event: RunnerEvent) => this.onEvent(event));
+    connection.on('close', () => {
+      // The kernel went away in the middle of the run.
+      if (!this.finished) this.push({ kind: 'status', status: 'finished', exitCode: 130, options: {} });
+    });
+  }
+
+  private onEvent(event: RunnerEvent): void {
+    if (event.t === 'stdout' || event.t === 'stderr') this.push({ kind: 'console', item: [event.t, String(event.d)] });
+    else if (event.t === 'waiting-input') this.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: { is_password: Boolean(event.password) } });
+    else if (event.t === 'status') this.push({ kind: 'status', status: event.status, exitCode: Number(event.exitCode), options: null });
+    else if (event.t === 'finished') this.push({ kind: 'status', status: 'finished', exitCode: Number(event.exitCode), options: null });
+  }
+
+  private push(entry: Entry): void {
+    if (this.finished) return;
+    if (entry.kind === 'status' && entry.status === 'finished') this.finished = true;
+    this.entries.push(entry);
+    this.wake?.();
+  }
+
+  /** Waits for a state change or the flush interval, then hands over what arrived. */
+  async collect(flushMs: number): Promise<ExecResult> {
+    if (!this.entries.some((e) => e.kind === 'status')) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, flushMs);
+        this.wake = () => this.entries.some((e) => e.kind === 'status') && done();
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      this.wake = null;
+    }
+    const stop = this.entries.findIndex((e) => e.kind === 'status');
+    const taken = this.entries.splice(0, stop < 0 ? this.entries.length : stop + 1);
+    const marker = taken.find((e): e is Marker => e.kind === 'status');
+    return {
+      runId: this.id,
+      status: marker?.status ?? 'continued',
+      exitCode: marker && ['finished', 'clean-finished', 'build-finished'].includes(marker.status) ? marker.exitCode : null,
+      console: mergeConsole(taken.filter((e): e is { kind: 'console'; item: ConsoleItem } => e.kind === 'console').map((e) => e.item)),
+      options: marker?.options ?? null,
+      files: [],
+    };
+  }
+}
+
+/** Consecutive stdout (or stderr) chunks become one item; order is kept. */
+export function mergeConsole(items: ConsoleItem[]): ConsoleItem[] {
+  const out: ConsoleItem[] = [];
+  for (const [kind, data] of items) {
+    const last = out[out.length - 1];
+    if (last && last[0] === kind && (kind === 'stdout' || kind === 'stderr')) last[1] = String(last[1]) + String(data);
+    else out.push([kind, data]);
+  }
+  return out;
+}
+
+interface SessionRuns {
+  current: Run | null;
+  /** Resolves when the current run has finished: the next run waits on it. */
+  turn: Promise<void>;
+}
+
+export interface ExecuteRequest {
+  mode: 'query' | 'batch' | 'complete' | 'continue' | 'input';
+  runId: string | null;
+  code: string;
+  options: Record<string, unknown>;
+}
+
+export class Executions {
+  private readonly sessions = new Map<string, SessionRuns>();
+
+  constructor(private readonly app: App, private readonly flushMs = FLUSH_MS) {}
+
+  async execute(session: Session, request: ExecuteRequest): Promise<ExecResult | { status: string; completions: string[] }> {
+    const kernel = await mainKernel(this.app, session);
+    const agent = this.app.agents.get(kernel.agent_id!)!;
+    if (request.mode === 'complete') return { status: 'finished', completions: await agent.complete(kernel.id, request.code) };
+    const state = this.sessions.get(session.id) ?? { current: null, turn: Promise.resolve() };
+    this.sessions.set(session.id, state);
+
+    if (request.mode === 'continue' || request.mode === 'input') {
+      const run = state.current;
+      if (!run || run.id !== request.runId) throw new Problem('invalid-api-params', `No run in progress with runId ${request.runId}.`, { runId: 'unknown run' });
+      if (request.mode === 'input') run.connection.send({ op: 'input', text: request.code });
+      return this.deliver(session.id, state, run);
+    }
+
+    // query or batch: a new run, after the previous one has finished.
+    await state.turn;
+    if (request.runId && state.current?.id === request.runId && !state.current.finished) return this.deliver(session.id, state, state.current);
+    const runId = request.runId ?? randomBytes(8).toString('hex');
+    let connection: RunnerConnection;
+    try {
+      connection = await agent.execute(kernel.id, { mode: request.mode, code: request.code, options: request.options });
+    } catch (err) {
+      throw new Problem('kernel-execution-failed', err instanceof Error ? err.message : String(err));
+    }
+    const run = new Run(runId, connection);
+    let release!: () => void;
+    state.turn = new Promise((resolve) => (release = resolve));
+    state.current = run;
+    connection.once('close', () => release());
+    await this.app.db.updateTable('sessions').set((eb) => ({ num_queries: eb('num_queries', '+', 1) })).where('id', '=', session.id).execute();
+    return this.deliver(session.id, state, run);
+  }
+
+  private async deliver(sessionId: string, state: SessionRuns, run: Run): Promise<ExecResult> {
+    const result = await run.collect(this.flushMs);
+    if (result.status === 'finished' || result.status === 'exec-timeout') {
+      run.connection.close();
+      if (state.current === run) state.current = null;
+      if (!state.current) this.sessions.delete(sessionId);
+    }
+    return result;
+  }
+
+  /** Interrupts the session's current run, if any (best effort). */
+  interrupt(sessionId: string): void {
+    this.sessions.get(sessionId)?.current?.connection.send({ op: 'interrupt' });
+  }
+}
+
+export async function mainKernel(app: App, session: Session) {
+  if (!['RUNNING', 'RUNNING_DEGRADED'].includes(session.status)) {
+    throw new Problem('invalid-api-params', `The session is ${session.status}, not RUNNING.`, { session: session.status });
+  }
+  const kernel = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
+  if (!kernel?.agent_id || !app.agents.get(kernel.agent_id)?.isAlive(kernel.id)) {
+    throw new Problem('kernel-execution-failed', 'The session has no running kernel.');
+  }
+  return kernel;
+}

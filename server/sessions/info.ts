@@ -1,0 +1,67 @@
+/** The session record as GET /session/{name} shows it (CONTRACT §7.2), and the dependency graph. */
+import type { App } from '../app';
+import type { Session } from '../db/schema';
+
+export async function sessionInfo(app: App, session: Session) {
+  const main = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
+  const agent = main?.agent_id ? app.agents.get(main.agent_id) : undefined;
+  const live = agent && main && agent.isAlive(main.id) ? agent.stats(main.id) : null;
+  const lastStat = live
+    ? { mem: { current: live.memoryBytes === null ? null : String(live.memoryBytes), unit_hint: 'bytes' }, cpu_used: { current: live.cpuUsedMs === null ? null : String(Math.round(live.cpuUsedMs)), unit_hint: 'msec' } }
+    : (main?.last_stat ?? null);
+  const registry = session.image.includes('/') ? session.image.split('/')[0] : 'local';
+  return {
+    sessionId: session.id,
+    sessionName: session.name,
+    domainName: session.domain_name,
+    groupId: session.group_id,
+    userId: session.user_uuid,
+    image: session.image,
+    lang: session.image,
+    architecture: session.architecture,
+    registry,
+    tag: session.tag,
+    type: session.session_type,
+    clusterSize: session.cluster_size,
+    clusterMode: session.cluster_mode,
+    containerId: main?.container_id ?? null,
+    occupiedSlots: session.occupying_slots,
+    occupyingSlots: session.occupying_slots,
+    requestedSlots: session.requested_slots,
+    occupiedShares: {},
+    environ: session.environ,
+    resourceOpts: session.resource_opts,
+    status: session.status,
+    statusInfo: session.status_info ?? '',
+    statusData: session.status_data,
+    statusHistory: session.status_history,
+    result: session.result,
+    age: Date.now() - session.created_at.getTime(),
+    creationTime: session.created_at.toISOString(),
+    terminationTime: session.terminated_at ? session.terminated_at.toISOString() : null,
+    numQueriesExecuted: session.num_queries,
+    lastStat,
+    idleChecks: {},
+  };
+}
+
+export interface DependencyNode {
+  session_id: string;
+  session_name: string;
+  status: string;
+  status_changed: string;
+  depends_on: DependencyNode[];
+}
+
+export async function dependencyGraph(app: App, session: Session, seen = new Set<string>()): Promise<DependencyNode> {
+  seen.add(session.id);
+  const parents = await app.db
+    .selectFrom('session_dependencies as d')
+    .innerJoin('sessions as s', 's.id', 'd.depends_on')
+    .selectAll('s')
+    .where('d.session_id', '=', session.id)
+    .execute();
+  const depends_on: DependencyNode[] = [];
+  for (const parent of parents) if (!seen.has(parent.id)) depends_on.push(await dependencyGraph(app, parent, seen));
+  return { session_id: session.id, session_name: session.name, status: session.status, status_changed: session.status_changed.toISOString(), depends_on };
+}

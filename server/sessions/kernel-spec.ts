@@ -1,0 +1,63 @@
+/** What a kernel is started with: environment, limits, cluster peers, dotfiles and the bootstrap script. */
+import type { App } from '../app';
+import type { KernelFile, KernelSpec, Runtime } from '../agents/agent';
+import type { Dotfile, Image, Kernel, Session } from '../db/schema';
+import { toAmounts } from '../resources/slots';
+
+const MAX_PIDS = 4096;
+
+export async function buildKernelSpec(app: App, session: Session, kernel: Kernel, peers: Kernel[], image: Image): Promise<KernelSpec> {
+  const slots = toAmounts(kernel.occupied_slots);
+  const hostnames = peers.map((k) => k.cluster_hostname);
+  const environ: Record<string, string> = {
+    ...session.environ,
+    BERTH_SESSION_ID: session.id,
+    BERTH_SESSION_NAME: session.name,
+    BERTH_KERNEL_ID: kernel.id,
+    BERTH_CLUSTER_ROLE: kernel.cluster_role,
+    BERTH_CLUSTER_IDX: String(kernel.cluster_idx),
+    BERTH_CLUSTER_HOST: kernel.cluster_hostname,
+    BERTH_CLUSTER_HOSTS: hostnames.join(','),
+    BERTH_CLUSTER_SIZE: String(session.cluster_size),
+    // Backend.AI's names, for scripts written against it.
+    BACKENDAI_SESSION_ID: session.id,
+    BACKENDAI_KERNEL_ID: kernel.id,
+    BACKENDAI_CLUSTER_ROLE: kernel.cluster_role,
+    BACKENDAI_CLUSTER_IDX: String(kernel.cluster_idx),
+    BACKENDAI_CLUSTER_HOST: kernel.cluster_hostname,
+    BACKENDAI_CLUSTER_HOSTS: hostnames.join(','),
+    BACKENDAI_CLUSTER_SIZE: String(session.cluster_size),
+  };
+  if (slots.cpu) environ.OMP_NUM_THREADS = String(Math.max(1, Math.floor(slots.cpu)));
+  return {
+    kernelId: kernel.id,
+    sessionId: session.id,
+    runtime: image.runtime as Runtime,
+    hostname: kernel.cluster_hostname,
+    hosts: Object.fromEntries(hostnames.map((h) => [h, '127.0.0.1'])),
+    environ,
+    limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS },
+    mounts: [],
+    files: await dotfilesFor(app, session),
+    bootstrapScript: await bootstrapScriptFor(app, session),
+    snapshotDir: image.snapshot_dir,
+  };
+}
+
+/** Domain, then project, then user dotfiles: a later scope overrides an earlier one at the same path. */
+async function dotfilesFor(app: App, session: Session): Promise<KernelFile[]> {
+  const [domain, group, user] = await Promise.all([
+    app.db.selectFrom('domains').select('dotfiles').where('name', '=', session.domain_name).executeTakeFirst(),
+    app.db.selectFrom('groups').select('dotfiles').where('id', '=', session.group_id).executeTakeFirst(),
+    app.db.selectFrom('users').select('dotfiles').where('uuid', '=', session.user_uuid).executeTakeFirst(),
+  ]);
+  const byPath = new Map<string, Dotfile>();
+  for (const list of [domain?.dotfiles, group?.dotfiles, user?.dotfiles]) for (const file of list ?? []) byPath.set(file.path, file);
+  return [...byPath.values()].map((f) => ({ path: f.path.replace(/^\/home\/work\//, '').replace(/^\/+/, ''), content: f.data, mode: parseInt(f.permission, 8) }));
+}
+
+async function bootstrapScriptFor(app: App, session: Session): Promise<string | undefined> {
+  if (session.bootstrap_script) return session.bootstrap_script;
+  const user = await app.db.selectFrom('users').select('bootstrap_script').where('uuid', '=', session.user_uuid).executeTakeFirst();
+  return user?.bootstrap_script || undefined;
+}

@@ -1,0 +1,38 @@
+/**
+ * After a (re)start: kernels whose sandboxes are still alive are adopted again; sessions whose sandboxes died
+ * with the machine or the manager end TERMINATED with reason `container-not-found`, so none is left RUNNING
+ * without a process. Sessions caught between scheduling and start are launched again.
+ */
+import type { App } from '../app';
+import { launchSession } from './launch';
+import { terminateSession } from './terminate';
+import { transitionKernel } from './transition';
+
+const HOLDING_A_SANDBOX = ['PREPARING', 'RUNNING', 'RESTARTING', 'RUNNING_DEGRADED', 'TERMINATING', 'ERROR'];
+
+export async function reconcileSessions(app: App): Promise<void> {
+  const sessions = await app.db.selectFrom('sessions').selectAll().where('status', 'in', [...HOLDING_A_SANDBOX, 'SCHEDULED']).execute();
+  for (const session of sessions) {
+    if (session.status === 'SCHEDULED') {
+      void launchSession(app, session.id);
+      continue;
+    }
+    const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).execute();
+    let lost = false;
+    for (const kernel of kernels) {
+      const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+      const pid = Number(kernel.container_id);
+      const alive = agent && Number.isInteger(pid) && pid > 0 ? await agent.adoptKernel(kernel.id, pid) : false;
+      if (!alive && !['TERMINATED', 'CANCELLED', 'ERROR'].includes(kernel.status)) {
+        lost = true;
+        await transitionKernel(app, kernel.id, 'TERMINATED', { reason: 'container-not-found' });
+      }
+    }
+    if (lost || session.status === 'TERMINATING') {
+      app.log.info({ sessionId: session.id }, 'ending a session whose sandbox did not survive');
+      await terminateSession(app, session.id, 'container-not-found');
+    } else {
+      app.log.info({ sessionId: session.id }, 'adopted a running session');
+    }
+  }
+}

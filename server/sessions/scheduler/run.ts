@@ -1,0 +1,239 @@
+/**
+ * The scheduler driver. A pass locks the pending sessions and the schedulable agents, loads limits and usage,
+ * asks the pure scheduler (./schedule) for assignments and applies them in the same transaction, so concurrent
+ * creates (or manager replicas) never give one slot away twice. Passes are triggered on enqueue and termination;
+ * a trigger during a pass runs one more pass right after it.
+ */
+import { sql } from 'kysely';
+import type { App } from '../../app';
+import type { Db } from '../../db';
+import { json } from '../../db';
+import { addAmounts, formatAmount, toAmounts, type Amounts } from '../../resources/slots';
+import { COUNTING_QUOTA } from '../states';
+import { publishSessionEvent } from '../transition';
+import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection } from './schedule';
+
+
+const PERIODIC_MS = 10_000;
+
+function formatSlots(amounts: Amounts): Record<string, string> {
+  return Object.fromEntries(Object.entries(amounts).map(([k, v]) => [k, formatAmount(v)]));
+}
+
+function subtract(from: Amounts, amounts: Amounts): Amounts {
+  const out = { ...from };
+  for (const [k, v] of Object.entries(amounts)) out[k] = Math.max(0, (out[k] ?? 0) - v);
+  return out;
+}
+
+export class SessionScheduler {
+  private running = false;
+  private again = false;
+  private cursor = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly app: App, private readonly onScheduled: (sessionIds: string[]) => void) {
+    this.timer = setInterval(() => this.trigger(), PERIODIC_MS);
+    this.timer.unref();
+  }
+
+  trigger(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.loop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        const scheduled = await this.pass();
+        if (scheduled.length) this.onScheduled(scheduled);
+      } while (this.again);
+    } catch (err) {
+      this.app.log.error({ err }, 'scheduling pass failed');
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** One pass; returns the ids of the sessions it scheduled. */
+  async pass(): Promise<string[]> {
+    const scheduled = await this.app.db.transaction().execute((trx) => this.passIn(trx));
+    for (const session of scheduled) {
+      this.app.events.publishStatus(session.id, 'SCHEDULED');
+      publishSessionEvent(this.app, session, 'session_scheduled', '', null);
+    }
+    return scheduled.map((s) => s.id);
+  }
+
+  private async passIn(trx: Db) {
+    const pendingRows = await trx.selectFrom('sessions').selectAll().where('status', '=', 'PENDING').orderBy('created_at').forUpdate().skipLocked().execute();
+    if (!pendingRows.length) return [];
+    const agentRows = await trx
+      .selectFrom('agents')
+      .selectAll()
+      .where('status', '=', 'ALIVE')
+      .where('schedulable', '=', true)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const ids = pendingRows.map((s) => s.id);
+    const unmet = new Map<string, number>();
+    for (const row of await trx
+      .selectFrom('session_dependencies as d')
+      .innerJoin('sessions as s', 's.id', 'd.depends_on')
+      .select(['d.session_id', sql<number>`count(*)::int`.as('n')])
+      .where('d.session_id', 'in', ids)
+      .where((eb) => eb.not(eb.and([eb('s.status', '=', 'TERMINATED'), eb('s.result', '=', 'success')])))
+      .groupBy('d.session_id')
+      .execute()) {
+      unmet.set(row.session_id, Number(row.n));
+    }
+    const { keypairs, groups, domains } = await loadLimits(trx, pendingRows);
+    const groupsRows = await trx.selectFrom('scaling_groups').select(['name', 'scheduler', 'scheduler_opts']).execute();
+    const policy = new Map(groupsRows.map((g) => [g.name, g]));
+
+    const agents: AgentCapacity[] = agentRows.map((a) => {
+      const total = toAmounts(a.available_slots);
+      const occupied = toAmounts(a.occupied_slots);
+      return { id: a.id, scalingGroup: a.scaling_group, total, free: subtract(total, occupied) };
+    });
+    const pending: PendingSession[] = pendingRows.map((s) => {
+      const perKernel: Amounts = {};
+      for (const [k, v] of Object.entries(toAmounts(s.requested_slots))) perKernel[k] = v / s.cluster_size;
+      return {
+        id: s.id,
+        accessKey: s.access_key,
+        groupId: s.group_id,
+        domainName: s.domain_name,
+        scalingGroup: s.scaling_group_name,
+        priority: s.priority,
+        createdAt: s.created_at.getTime(),
+        perKernel,
+        kernelCount: s.cluster_size,
+        singleNode: s.cluster_mode !== 'multi-node',
+        agentList: s.agent_list,
+        unmetDependencies: unmet.get(s.id) ?? 0,
+        startsAt: s.starts_at ? s.starts_at.getTime() : null,
+      };
+    });
+
+    const assigned = new Map<string, string[]>();
+    for (const sgroup of new Set(pending.map((p) => p.scalingGroup))) {
+      const opts = policy.get(sgroup);
+      const result = schedule({
+        pending: pending.filter((p) => p.scalingGroup === sgroup),
+        agents: agents.filter((a) => a.scalingGroup === sgroup),
+        keypairs,
+        groups,
+        domains,
+        selection: (['fifo', 'lifo', 'drf'].includes(opts?.scheduler ?? '') ? opts!.scheduler : 'fifo') as Selection,
+        placement: (String((opts?.scheduler_opts as Record<string, unknown> | undefined)?.agent_selection_strategy ?? 'dispersed').replace('legacy', 'dispersed')) as Placement,
+        now: Date.now(),
+        cursor: this.cursor,
+      });
+      this.cursor = result.cursor;
+      for (const [id, list] of result.assigned) assigned.set(id, list);
+    }
+    if (!assigned.size) return [];
+
+    const now = new Date();
+    const occupiedDelta = new Map<string, Amounts>();
+    const done = [];
+    for (const session of pending.filter((p) => assigned.has(p.id))) {
+      const agentIds = assigned.get(session.id)!;
+      const kernels = await trx.selectFrom('kernels').select('id').where('session_id', '=', session.id).orderBy('cluster_idx').execute();
+      for (const [i, kernel] of kernels.entries()) {
+        await trx
+          .updateTable('kernels')
+          .set({
+            agent_id: agentIds[i],
+            status: 'SCHEDULED',
+            status_changed: now,
+            occupied_slots: json(formatSlots(session.perKernel)),
+            status_history: sql`status_history || jsonb_build_object('SCHEDULED', ${now.toISOString()}::text)`,
+          } as any)
+          .where('id', '=', kernel.id)
+          .execute();
+        const delta = occupiedDelta.get(agentIds[i]) ?? {};
+        occupiedDelta.set(agentIds[i], addAmounts(delta, session.perKernel));
+      }
+      const row = await trx
+        .updateTable('sessions')
+        .set({
+          status: 'SCHEDULED',
+          status_changed: now,
+          occupying_slots: sql`requested_slots`,
+          status_history: sql`status_history || jsonb_build_object('SCHEDULED', ${now.toISOString()}::text)`,
+        } as any)
+        .where('id', '=', session.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      done.push(row);
+    }
+    for (const [agentId, delta] of occupiedDelta) {
+      const agent = agentRows.find((a) => a.id === agentId)!;
+      const occupied = addAmounts(toAmounts(agent.occupied_slots), delta);
+      await trx.updateTable('agents').set({ occupied_slots: json(formatSlots(occupied)) }).where('id', '=', agentId).execute();
+    }
+    return done;
+  }
+}
+
+/** Limits and current usage of every keypair, project and domain with pending sessions. */
+async function loadLimits(trx: Db, pending: { access_key: string; group_id: string; domain_name: string }[]) {
+  const keys = [...new Set(pending.map((p) => p.access_key))];
+  const groupIds = [...new Set(pending.map((p) => p.group_id))];
+  const domainNames = [...new Set(pending.map((p) => p.domain_name))];
+  const live = await trx
+    .selectFrom('sessions')
+    .select(['access_key', 'group_id', 'domain_name', 'occupying_slots'])
+    .where('status', 'in', [...COUNTING_QUOTA])
+    .where((eb) => eb.or([eb('access_key', 'in', keys), eb('group_id', 'in', groupIds), eb('domain_name', 'in', domainNames)]))
+    .execute();
+  const keypairs = new Map<string, ScopeLimit>();
+  for (const row of await trx
+    .selectFrom('keypairs as k')
+    .innerJoin('keypair_resource_policies as p', 'p.name', 'k.resource_policy')
+    .select(['k.access_key', 'p.total_resource_slots', 'p.max_concurrent_sessions'])
+    .where('k.access_key', 'in', keys)
+    .execute()) {
+    keypairs.set(row.access_key, { slots: finite(row.total_resource_slots), using: {}, maxSessions: row.max_concurrent_sessions, sessions: 0 });
+  }
+  const groups = new Map<string, ScopeLimit>();
+  for (const row of await trx.selectFrom('groups').select(['id', 'total_resource_slots']).where('id', 'in', groupIds).execute()) {
+    groups.set(row.id, { slots: finite(row.total_resource_slots), using: {} });
+  }
+  const domains = new Map<string, ScopeLimit>();
+  for (const row of await trx.selectFrom('domains').select(['name', 'total_resource_slots']).where('name', 'in', domainNames).execute()) {
+    domains.set(row.name, { slots: finite(row.total_resource_slots), using: {} });
+  }
+  for (const row of live) {
+    const slots = toAmounts(row.occupying_slots);
+    const keypair = keypairs.get(row.access_key);
+    if (keypair) {
+      addAmounts(keypair.using, slots);
+      keypair.sessions! += 1;
+    }
+    const group = groups.get(row.group_id);
+    if (group) addAmounts(group.using, slots);
+    const domain = domains.get(row.domain_name);
+    if (domain) addAmounts(domain.using, slots);
+  }
+  return { keypairs, groups, domains };
+}
+
+/** A limit map with unlimited entries dropped. */
+function finite(slots: Record<string, string>): Amounts {
+  const out: Amounts = {};
+  for (const [k, v] of Object.entries(toAmounts(slots))) if (Number.isFinite(v)) out[k] = v;
+  return out;
+}

@@ -1,0 +1,50 @@
+/**
+ * Ends a session: TERMINATING, every kernel destroyed on its agent and its slots released, then TERMINATED
+ * (or CANCELLED for a session that never left the queue). Safe to call twice: the state machine lets one win.
+ */
+import type { App } from '../app';
+import { transitionKernel, transitionSession, type TransitionOptions } from './transition';
+import { releaseKernelSlots } from './release';
+
+export interface TerminationResult {
+  /** The last stats of the main kernel, or null. */
+  stats: Record<string, unknown> | null;
+}
+
+export async function terminateSession(app: App, sessionId: string, reason: string, options: Omit<TransitionOptions, 'reason'> = {}): Promise<TerminationResult> {
+  const current = await app.db.selectFrom('sessions').select('status').where('id', '=', sessionId).executeTakeFirst();
+  if (!current) return { stats: null };
+  if (current.status === 'PENDING') {
+    await app.db.updateTable('kernels').set({ status: 'CANCELLED', status_info: reason }).where('session_id', '=', sessionId).execute();
+    await transitionSession(app, sessionId, 'CANCELLED', { reason, ...options });
+    return { stats: null };
+  }
+  const terminating = await transitionSession(app, sessionId, 'TERMINATING', { reason });
+  if (!terminating && current.status !== 'TERMINATING' && current.status !== 'ERROR') return { stats: null };
+  const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
+  let stats: Record<string, unknown> | null = null;
+  for (const kernel of kernels) {
+    const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+    if (agent && kernel.cluster_role === 'main') stats = collectStats(agent.stats(kernel.id));
+    await transitionKernel(app, kernel.id, 'TERMINATING', { reason });
+    try {
+      await agent?.destroyKernel(kernel.id);
+    } catch (err) {
+      app.log.warn({ err, kernelId: kernel.id }, 'kernel destruction failed');
+    }
+    await transitionKernel(app, kernel.id, 'TERMINATED', { reason, exitCode: options.exitCode ?? kernel.exit_code });
+    await releaseKernelSlots(app, kernel.id);
+  }
+  if (stats) await app.db.updateTable('kernels').set({ last_stat: JSON.stringify(stats) }).where('session_id', '=', sessionId).where('cluster_role', '=', 'main').execute();
+  await transitionSession(app, sessionId, 'TERMINATED', { reason, ...options });
+  app.triggerScheduler();
+  return { stats: stats ?? (kernels[0]?.last_stat ?? null) };
+}
+
+function collectStats(raw: { memoryBytes: number | null; cpuUsedMs: number | null; pids: number | null }): Record<string, unknown> {
+  return {
+    mem: { current: raw.memoryBytes === null ? null : String(raw.memoryBytes), unit_hint: 'bytes' },
+    cpu_used: { current: raw.cpuUsedMs === null ? null : String(Math.round(raw.cpuUsedMs)), unit_hint: 'msec' },
+    pids: { current: raw.pids === null ? null : String(raw.pids), unit_hint: 'count' },
+  };
+}

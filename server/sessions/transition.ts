@@ -1,0 +1,131 @@
+/**
+ * Every status change of a session or kernel goes through here: the row is updated only from a status the
+ * state machine allows (a conditional update, so concurrent changes cannot both win), the history records the
+ * time of entry, and only then is the event published and the creator's callback_url notified.
+ */
+import { sql } from 'kysely';
+import type { App } from '../app';
+import type { Kernel, Session } from '../db/schema';
+import { json } from '../db';
+import { SESSION_STATUSES, canTransition } from './states';
+
+const SESSION_EVENT: Record<string, string> = {
+  PENDING: 'session_enqueued',
+  SCHEDULED: 'session_scheduled',
+  PREPARING: 'session_preparing',
+  RUNNING: 'session_started',
+  CANCELLED: 'session_cancelled',
+  TERMINATING: 'session_terminating',
+  TERMINATED: 'session_terminated',
+};
+
+const KERNEL_EVENT: Record<string, string> = {
+  PREPARING: 'kernel_preparing',
+  PULLING: 'kernel_pulling',
+  RUNNING: 'kernel_started',
+  CANCELLED: 'kernel_cancelled',
+  TERMINATING: 'kernel_terminating',
+  TERMINATED: 'kernel_terminated',
+};
+
+export interface TransitionOptions {
+  reason?: string;
+  statusData?: Record<string, unknown>;
+  result?: 'success' | 'failure';
+  exitCode?: number | null;
+}
+
+/** Moves a session to `to` if its current status allows it; returns the updated row, or null when it did not. */
+export async function transitionSession(app: App, sessionId: string, to: string, options: TransitionOptions = {}): Promise<Session | null> {
+  const from = SESSION_STATUSES.filter((s) => canTransition(s, to));
+  if (!from.length) return null;
+  const now = new Date();
+  const updated = await app.db
+    .updateTable('sessions')
+    .set({
+      status: to,
+      status_changed: now,
+      status_history: sql`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
+      ...(options.reason !== undefined ? { status_info: options.reason } : {}),
+      ...(options.statusData ? { status_data: sql`status_data || ${json(options.statusData)}::jsonb` } : {}),
+      ...(options.result ? { result: options.result } : {}),
+      ...(to === 'TERMINATED' || to === 'CANCELLED' ? { terminated_at: now } : {}),
+    } as any)
+    .where('id', '=', sessionId)
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) return null;
+  app.events.publishStatus(sessionId, to);
+  const name = SESSION_EVENT[to];
+  if (name) publishSessionEvent(app, updated, name, options.reason ?? '', options.exitCode ?? null);
+  return updated;
+}
+
+/** Moves a kernel to `to` unless it is already over; returns the updated row or null. */
+export async function transitionKernel(app: App, kernelId: string, to: string, options: TransitionOptions = {}): Promise<Kernel | null> {
+  const now = new Date();
+  const updated = await app.db
+    .updateTable('kernels')
+    .set({
+      status: to,
+      status_changed: now,
+      status_history: sql`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
+      ...(options.reason !== undefined ? { status_info: options.reason } : {}),
+      ...(options.statusData ? { status_data: sql`status_data || ${json(options.statusData)}::jsonb` } : {}),
+      ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}),
+      ...(to === 'TERMINATED' || to === 'CANCELLED' ? { terminated_at: now } : {}),
+    } as any)
+    .where('id', '=', kernelId)
+    .where('status', 'not in', ['TERMINATED', 'CANCELLED'])
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) return null;
+  const name = KERNEL_EVENT[to];
+  if (name) await publishKernelEvent(app, updated, name, options.reason ?? '', options.exitCode ?? null);
+  return updated;
+}
+
+export async function publishKernelEvent(app: App, kernel: Kernel, name: string, reason: string, exitCode: number | null): Promise<void> {
+  const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', kernel.session_id).executeTakeFirst();
+  if (!session) return;
+  app.events.publishSession({
+    name,
+    domainName: session.domain_name,
+    groupId: session.group_id,
+    payload: {
+      sessionId: session.id,
+      sessionName: session.name,
+      ownerAccessKey: session.access_key,
+      reason,
+      exitCode: ['kernel_terminating', 'kernel_terminated'].includes(name) ? exitCode : null,
+      kernelId: kernel.id,
+      clusterRole: kernel.cluster_role,
+      clusterIdx: kernel.cluster_idx,
+    },
+  });
+}
+
+/** Publishes a session-scope event and notifies the session's callback URL (best effort, CONTRACT §10.3). */
+export function publishSessionEvent(app: App, session: Session, name: string, reason: string, exitCode: number | null): void {
+  app.events.publishSession({
+    name,
+    domainName: session.domain_name,
+    groupId: session.group_id,
+    payload: {
+      sessionId: session.id,
+      sessionName: session.name,
+      ownerAccessKey: session.access_key,
+      reason,
+      exitCode: ['session_success', 'session_failure'].includes(name) ? exitCode : null,
+    },
+  });
+  if (session.callback_url) notifyCallback(app, session.callback_url, session.id, name.replace(/^session_/, ''));
+}
+
+function notifyCallback(app: App, url: string, sessionId: string, event: string): void {
+  const body = JSON.stringify({ type: 'session_lifecycle', event, session_id: sessionId, when: new Date().toISOString() });
+  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal: AbortSignal.timeout(5_000) })
+    .then((res) => res.body?.cancel())
+    .catch((err: unknown) => app.log.debug({ err, url }, 'session callback failed'));
+}
