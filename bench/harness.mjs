@@ -2,6 +2,14 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+import path from 'node:path';
+
+/** The signing client, bundled once into dist/ so plain Node can import it. */
+export async function loadClient(root) {
+  const { build } = await import('esbuild');
+  await build({ absWorkingDir: root, entryPoints: { 'client-bundle': 'server/client/index.ts' }, outdir: 'dist', outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'warning' });
+  return import(path.join(root, 'dist/client-bundle.mjs'));
+}
 
 export function freePort() {
   return new Promise((resolve) => {

@@ -34,9 +34,11 @@ export function parseRequestDate(value: string | undefined | null): Date | null 
   return Number.isNaN(epoch) ? null : new Date(epoch);
 }
 
+const pad = (n: number) => (n < 10 ? '0' : '') + n;
+
 /** The date as it enters the string to sign: YYYYmmddTHHMMSSZ in UTC. */
 export function formatSignDate(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}T${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
 }
 
 /** Canonical header value: leading and trailing LF, CR, space and tab removed. */
@@ -48,9 +50,20 @@ export function sha256Hex(body: Uint8Array | string): string {
   return createHash('sha256').update(body).digest('hex');
 }
 
+const signingKeys = new Map<string, Buffer>();
+
+/** HMAC(HMAC(secret, YYYYmmdd), host): the same all day for a key and host, so it is derived once and kept. */
 export function deriveSigningKey(secretKey: string, date: Date, host: string): Buffer {
-  const k1 = createHmac('sha256', secretKey).update(formatSignDate(date).slice(0, 8), 'utf8').digest();
-  return createHmac('sha256', k1).update(trimHeader(host), 'utf8').digest();
+  const day = formatSignDate(date).slice(0, 8);
+  const cacheKey = `${secretKey}\n${day}\n${host}`;
+  let key = signingKeys.get(cacheKey);
+  if (!key) {
+    const k1 = createHmac('sha256', secretKey).update(day, 'utf8').digest();
+    key = createHmac('sha256', k1).update(trimHeader(host), 'utf8').digest();
+    if (signingKeys.size >= 10_000) signingKeys.clear();
+    signingKeys.set(cacheKey, key);
+  }
+  return key;
 }
 
 export interface SignatureInput {
