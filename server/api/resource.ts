@@ -4,6 +4,8 @@ import { route } from '../http/route';
 import { listPresets } from '../resources/presets';
 import { checkPresets } from '../resources/check-presets';
 import { listScalingGroups } from '../resources/scaling-groups';
+import { recalculateUsage } from '../resources/recalculate';
+import { watcherFor } from '../agents/watcher';
 
 const name = () => z.string().min(1).max(256).refine((s) => !s.includes('\0'), 'must not contain NUL characters');
 
@@ -26,4 +28,25 @@ export const resourceRoutes = [
     summary: 'The scaling groups the caller may use in a project (name or uuid)',
     handler: ({ app, principal, input }) => listScalingGroups(app, principal, input.group),
   }),
+  route({
+    method: 'POST', path: '/resource/recalculate-usage', privilege: 'superadmin', status: 'FROZEN',
+    summary: "Rebuild agents' occupied slots from the kernels that hold resources",
+    handler: ({ app }) => recalculateUsage(app),
+  }),
+  route({
+    method: 'GET', path: '/resource/watcher', privilege: 'superadmin', status: 'FROZEN', input: z.object({ agent_id: name() }),
+    summary: "The agent watcher's view of an agent service",
+    handler: async ({ app, input }) => (await watcherFor(app, input.agent_id)).status(),
+  }),
+  ...(['start', 'stop', 'restart'] as const).map((action) =>
+    route({
+      method: 'POST', path: `/resource/watcher/agent/${action}`, privilege: 'superadmin', status: 'FROZEN', input: z.object({ agent_id: name() }),
+      summary: `${action[0].toUpperCase()}${action.slice(1)} an agent service through its watcher`,
+      handler: async ({ app, input }) => {
+        const service = await watcherFor(app, input.agent_id);
+        await service[action]();
+        return service.status();
+      },
+    }),
+  ),
 ];

@@ -149,6 +149,7 @@ export interface AgentTable {
   architecture: Defaulted<string>;
   compute_plugins: Json<Record<string, unknown>>;
   backend: Defaulted<string>;
+  last_heartbeat: Timestamp;
 }
 
 export interface ResourcePresetTable {

@@ -11,6 +11,7 @@ import { launchSession } from './launch';
 import { handleKernelExit } from './kernel-exits';
 import { reconcileSessions } from './reconcile';
 import { schedulerOf } from '../manager/scheduler';
+import { AgentService, agentServices } from '../agents/watcher';
 
 export interface SessionRuntime {
   scheduler: SessionScheduler;
@@ -43,12 +44,16 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
     const scheduled = await app.db.selectFrom('sessions').select('id').where('status', '=', 'SCHEDULED').execute();
     await Promise.all(scheduled.map((s) => launchSession(app, s.id)));
   });
+  const service = new AgentService(app, agent.id);
+  agentServices(app).set(agent.id, service);
+  await service.start();
   await reconcileSessions(app);
   scheduler.trigger();
   return {
     scheduler,
     async stop() {
       scheduler.stop();
+      for (const s of agentServices(app).values()) if (s.running) await s.stop().catch(() => undefined);
       for (const a of app.agents.values()) await a.close();
     },
   };
