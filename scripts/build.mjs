@@ -9,7 +9,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export async function buildServer() {
   await build({
     absWorkingDir: root,
-    entryPoints: { server: 'server/main.ts', cli: 'server/client/cli.ts' },
+    entryPoints: { server: 'server/main.ts', cli: 'server/client/cli/main.ts' },
     outdir: 'dist',
     outExtension: { '.js': '.mjs' },
     bundle: true,

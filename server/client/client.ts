@@ -84,7 +84,15 @@ export class BerthClient {
   }
 
   /** Sends one request and returns the raw response, whatever its status. */
-  request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+    const res = await this.open(method, path, options);
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    return new ApiResponse(res.statusCode ?? 0, res.headers, Buffer.concat(chunks));
+  }
+
+  /** Sends one request and hands back the response stream unread (Server-Sent Events, downloads). */
+  open(method: string, path: string, options: RequestOptions = {}): Promise<http.IncomingMessage> {
     const uri = `${this.endpoint.pathname.replace(/\/$/, '')}${path}${buildQuery(options.query)}`;
     const body =
       options.rawBody !== undefined
@@ -119,12 +127,7 @@ export class BerthClient {
     return new Promise((resolve, reject) => {
       const req = transport.request(
         { host: this.endpoint.hostname, port: this.endpoint.port, method, path: uri, headers, agent: this.agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve(new ApiResponse(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
-          res.on('error', reject);
-        },
+        resolve,
       );
       req.on('error', reject);
       req.end(body);

@@ -1,0 +1,78 @@
+/**
+ * `npx berth …` / `npm run cli -- …`: a small command line over the signed API, using the one signing client.
+ */
+import { ApiError } from '../client';
+import { UsageError } from './credentials';
+import { login, logout, version, whoami } from './account';
+import { config } from './config';
+import { events, session } from './sessions';
+
+const USAGE = `Usage: berth <command> [options]
+
+  login [--endpoint URL] [--domain D] [--username U] [--password P]
+                         log in with a password and save the keypair
+  logout                 forget the saved keypair
+  whoami                 who the saved keypair belongs to
+  version                the server's API version
+  config get KEY [--prefix]        raw configuration read (superadmin)
+  config set KEY VALUE             raw configuration write (superadmin)
+  config delete KEY [--prefix]     raw configuration delete (superadmin)
+  session create NAME [--image python|shell] [--type batch --startup-command CMD]
+                      [--cpu N] [--mem SIZE] [--env K=V]... [--enqueue-only]
+  session info NAME                the session's record
+  session exec NAME CODE...        run code (query mode) and print its output
+  session exec NAME --batch CMD    run a command (batch mode)
+  session logs NAME                the kernel's console log
+  session destroy NAME [--forced]  end the session
+  events [--name NAME] [--scope session|kernel]
+                                   print session events as JSON lines
+  request METHOD PATH [JSON]       any signed request; prints the JSON answer
+
+Environment: BERTH_ENDPOINT (default http://127.0.0.1:8081), BERTH_ACCESS_KEY, BERTH_SECRET_KEY,
+BERTH_PASSWORD (for login), BERTH_CLI_CONFIG (where login saves the keypair).`;
+
+async function run(argv: string[]): Promise<unknown> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'login':
+      return login(rest);
+    case 'logout':
+      return logout();
+    case 'whoami':
+      return whoami();
+    case 'version':
+      return version();
+    case 'config':
+      return config(rest);
+    case 'session':
+      return session(rest);
+    case 'events':
+      return events(rest);
+    case 'request': {
+      const [method, requestPath, body] = rest;
+      if (!method || !requestPath) throw new UsageError('request needs METHOD and PATH');
+      const { signedClient } = await import('./credentials');
+      return signedClient().call(method.toUpperCase(), requestPath, body ? { rawBody: body } : {});
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return undefined;
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+run(process.argv.slice(2))
+  .then((result) => {
+    if (result !== undefined) console.log(JSON.stringify(result, null, 2));
+    process.exit(process.exitCode ?? 0);
+  })
+  .catch((err: unknown) => {
+    if (err instanceof ApiError) console.error(`error: ${err.status} ${err.problem.title ?? ''} — ${err.problem.detail ?? ''}`);
+    else if (err instanceof UsageError) console.error(`error: ${err.message}\n\n${USAGE}`);
+    else console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  });

@@ -1,0 +1,114 @@
+/** `berth session …` and `berth events`: start, use and end compute sessions from a terminal. */
+import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline/promises';
+import { signedClient, UsageError } from './credentials';
+
+export async function session(args: string[]): Promise<unknown> {
+  const [action, ...rest] = args;
+  switch (action) {
+    case 'create':
+      return create(rest);
+    case 'info': {
+      const [name] = rest;
+      if (!name) throw new UsageError('session info needs a NAME');
+      return signedClient().call('GET', `/session/${encodeURIComponent(name)}`);
+    }
+    case 'exec':
+      return exec(rest);
+    case 'logs': {
+      const [name] = rest;
+      if (!name) throw new UsageError('session logs needs a NAME');
+      const { result } = await signedClient().call('GET', `/session/${encodeURIComponent(name)}/logs`);
+      process.stdout.write(result.logs);
+      return undefined;
+    }
+    case 'destroy': {
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { forced: { type: 'boolean', default: false } } });
+      if (!positionals[0]) throw new UsageError('session destroy needs a NAME');
+      return signedClient().call('DELETE', `/session/${encodeURIComponent(positionals[0])}`, { query: { forced: values.forced } });
+    }
+    default:
+      throw new UsageError(`unknown session action: ${action ?? ''}`);
+  }
+}
+
+async function create(args: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      image: { type: 'string', default: 'python' },
+      type: { type: 'string', default: 'interactive' },
+      'startup-command': { type: 'string' },
+      cpu: { type: 'string' },
+      mem: { type: 'string' },
+      group: { type: 'string', default: 'default' },
+      env: { type: 'string', multiple: true },
+      'enqueue-only': { type: 'boolean', default: false },
+    },
+  });
+  const [name] = positionals;
+  if (!name) throw new UsageError('session create needs a NAME');
+  const resources: Record<string, string> = {};
+  if (values.cpu) resources.cpu = values.cpu;
+  if (values.mem) resources.mem = values.mem;
+  const environ = Object.fromEntries((values.env ?? []).map((pair) => [pair.split('=')[0], pair.split('=').slice(1).join('=')]));
+  return signedClient().call('POST', '/session', {
+    body: {
+      name,
+      image: values.image,
+      type: values.type,
+      group: values.group,
+      startupCommand: values['startup-command'],
+      enqueueOnly: values['enqueue-only'],
+      config: { resources, environ },
+    },
+  });
+}
+
+/** Runs code (query mode) and prints the output as it arrives; answers input prompts from the terminal. */
+async function exec(args: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { batch: { type: 'string' } } });
+  const [name, ...code] = positionals;
+  if (!name || (!code.length && !values.batch)) throw new UsageError('session exec needs a NAME and CODE (or --batch COMMAND)');
+  const client = signedClient();
+  const path = `/session/${encodeURIComponent(name)}`;
+  let { result } = values.batch
+    ? await client.call('POST', path, { body: { mode: 'batch', runId: null, code: '', options: { exec: values.batch } } })
+    : await client.call('POST', path, { body: { mode: 'query', runId: null, code: code.join(' ') } });
+  for (;;) {
+    for (const [kind, data] of result.console as [string, string][]) (kind === 'stderr' ? process.stderr : process.stdout).write(String(data));
+    if (result.status === 'finished') break;
+    if (result.status === 'waiting-input') {
+      const rl = createInterface({ input: process.stdin, output: process.stdout });
+      const text = await rl.question('');
+      rl.close();
+      ({ result } = await client.call('POST', path, { body: { mode: 'input', runId: result.runId, code: text } }));
+    } else {
+      ({ result } = await client.call('POST', path, { body: { mode: 'continue', runId: result.runId, code: '' } }));
+    }
+  }
+  process.exitCode = result.exitCode ?? 0;
+  return undefined;
+}
+
+/** Prints session events as JSON lines until interrupted (or the server closes the stream). */
+export async function events(args: string[]): Promise<unknown> {
+  const { values } = parseArgs({ args, options: { name: { type: 'string' }, scope: { type: 'string' } } });
+  const res = await signedClient().open('GET', '/events/session', { query: { name: values.name, scope: values.scope } });
+  if (res.statusCode !== 200) throw new UsageError(`the server answered ${res.statusCode}`);
+  let buffer = '';
+  for await (const chunk of res) {
+    buffer += chunk.toString();
+    let split: number;
+    while ((split = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, split);
+      buffer = buffer.slice(split + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (event) console.log(JSON.stringify({ event, ...(data ? JSON.parse(data) : {}) }));
+      if (event === 'server_close') return undefined;
+    }
+  }
+  return undefined;
+}
