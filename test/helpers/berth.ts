@@ -38,7 +38,7 @@ export interface TestBerth {
   stop(): Promise<void>;
 }
 
-async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.BERTH_TEST_PG_URL!;
   const name = `berth_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
