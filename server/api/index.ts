@@ -9,9 +9,11 @@ import { logRoutes } from './logs';
 import { graphqlRoutes } from './graphql';
 import { sessionRoutes } from './session';
 import { eventRoutes } from './events';
+import { templateRoutes } from './template';
 import { openApiRoutes } from './openapi';
+import { userConfigRoutes } from './user-config';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, eventRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, eventRoutes, userConfigRoutes, templateRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

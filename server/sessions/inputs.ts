@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { bool, int, list } from '../http/params';
 import type { CreateSessionInput } from './create';
 
-const ALIASES: Record<string, string[]> = {
+/** CONTRACT §7.1 input aliases: canonical name → other accepted spellings. */
+export const SESSION_ALIASES: Record<string, string[]> = {
   name: ['session_name', 'clientSessionToken'],
   image: ['lang'],
   arch: ['architecture'],
@@ -21,14 +22,15 @@ const ALIASES: Record<string, string[]> = {
   batch_timeout: ['batchTimeout'],
 };
 
-const CONFIG_ALIASES: Record<string, string[]> = {
+export const CONFIG_ALIASES: Record<string, string[]> = {
   scaling_group: ['scalingGroup'],
   resource_opts: ['resourceOpts'],
   mount_map: ['mountMap'],
   agent_list: ['agentList'],
 };
 
-function fold(aliases: Record<string, string[]>, value: unknown): unknown {
+/** Renames every accepted alias to its canonical key (the first spelling given wins). */
+export function fold(aliases: Record<string, string[]>, value: unknown): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [canonical, others] of Object.entries(aliases)) {
@@ -56,7 +58,7 @@ const configSchema = z.preprocess(
 );
 
 export const createSessionSchema = z.preprocess(
-  (v) => fold(ALIASES, v),
+  (v) => fold(SESSION_ALIASES, v),
   z.object({
     name: z.string().min(1),
     image: z.string().min(1),
