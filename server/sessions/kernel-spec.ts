@@ -3,6 +3,7 @@ import type { App } from '../app';
 import type { KernelFile, KernelSpec, Runtime } from '../agents/agent';
 import type { Dotfile, Image, Kernel, Session } from '../db/schema';
 import { toAmounts } from '../resources/slots';
+import { lookupPath } from '../userconfig/validation';
 
 const MAX_PIDS = 4096;
 
@@ -44,7 +45,10 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
   };
 }
 
-/** Domain, then project, then user dotfiles: a later scope overrides an earlier one at the same path. */
+/**
+ * Domain, then project, then user dotfiles: a later scope overrides an earlier one at the same path, and an
+ * earlier file that would be a folder of a later one (or inside it) gives way, so the files never collide.
+ */
 async function dotfilesFor(app: App, session: Session): Promise<KernelFile[]> {
   const [domain, group, user] = await Promise.all([
     app.db.selectFrom('domains').select('dotfiles').where('name', '=', session.domain_name).executeTakeFirst(),
@@ -52,8 +56,17 @@ async function dotfilesFor(app: App, session: Session): Promise<KernelFile[]> {
     app.db.selectFrom('users').select('dotfiles').where('uuid', '=', session.user_uuid).executeTakeFirst(),
   ]);
   const byPath = new Map<string, Dotfile>();
-  for (const list of [domain?.dotfiles, group?.dotfiles, user?.dotfiles]) for (const file of list ?? []) byPath.set(file.path, file);
-  return [...byPath.values()].map((f) => ({ path: f.path.replace(/^\/home\/work\//, '').replace(/^\/+/, ''), content: f.data, mode: parseInt(f.permission, 8) }));
+  for (const list of [domain?.dotfiles, group?.dotfiles, user?.dotfiles]) {
+    for (const file of list ?? []) {
+      const path = lookupPath(file.path);
+      if (!path) continue;
+      for (const existing of [...byPath.keys()]) {
+        if (existing.startsWith(`${path}/`) || path.startsWith(`${existing}/`)) byPath.delete(existing);
+      }
+      byPath.set(path, file);
+    }
+  }
+  return [...byPath.entries()].map(([path, f]) => ({ path, content: f.data, mode: parseInt(f.permission, 8) }));
 }
 
 async function bootstrapScriptFor(app: App, session: Session): Promise<string | undefined> {

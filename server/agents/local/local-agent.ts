@@ -4,13 +4,14 @@
  * manager restart and are adopted again on the next start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Agent, ExecRequest, KernelExit, KernelInfo, KernelSpec } from '../agent';
 import { detectCgroups, KernelCgroup } from './cgroups';
 import { askRunner, connectRunner, type RunnerConnection } from './runner-client';
 import { sandboxArgv } from './sandbox';
+import { mkdirInside, writeFileInside } from './scratch-files';
 import { isRunning, killTree } from './process-tree';
 
 export interface LocalAgentOptions {
@@ -79,15 +80,10 @@ export class LocalAgent implements Agent {
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
     if (spec.snapshotDir && existsSync(spec.snapshotDir)) cpSync(spec.snapshotDir, scratch, { recursive: true, preserveTimestamps: true });
-    mkdirSync(path.join(scratch, '.berth'), { recursive: true });
-    for (const file of spec.files) {
-      const target = path.join(scratch, file.path);
-      mkdirSync(path.dirname(target), { recursive: true });
-      writeFileSync(target, file.content);
-      chmodSync(target, file.mode);
-    }
-    if (spec.bootstrapScript) writeFileSync(path.join(scratch, '.berth', 'bootstrap.sh'), spec.bootstrapScript, { mode: 0o755 });
-    for (const mount of spec.mounts) mkdirSync(path.join(scratch, path.relative('/home/work', mount.kernelPath)), { recursive: true });
+    mkdirInside(scratch, '.berth');
+    for (const file of spec.files) writeFileInside(scratch, file.path, file.content, file.mode);
+    if (spec.bootstrapScript) writeFileInside(scratch, '.berth/bootstrap.sh', spec.bootstrapScript, 0o755);
+    for (const mount of spec.mounts) mkdirInside(scratch, path.posix.relative('/home/work', mount.kernelPath));
     if (this.uid !== null) {
       chownTree(scratch, this.uid);
       chownSync(runDir, this.uid, this.uid);
