@@ -8,12 +8,14 @@ import { resourceRoutes } from './resource';
 import { logRoutes } from './logs';
 import { graphqlRoutes } from './graphql';
 import { sessionRoutes } from './session';
+import { sessionFileRoutes } from './session-files';
+import { imageRoutes } from './image';
 import { eventRoutes } from './events';
 import { templateRoutes } from './template';
 import { openApiRoutes } from './openapi';
 import { userConfigRoutes } from './user-config';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, eventRoutes, userConfigRoutes, templateRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

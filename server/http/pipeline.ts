@@ -221,8 +221,11 @@ function sendRaw(res: ServerResponse, method: string, reply: import('./route').R
       res.end();
       return;
     }
-    reply.body.on('error', () => res.destroy());
-    reply.body.pipe(res);
+    const body = reply.body;
+    body.on('error', () => res.destroy());
+    // A client that hangs up must not leave the source (a file descriptor, a process) open.
+    res.on('close', () => body.destroy());
+    body.pipe(res);
     return;
   }
   res.end(method === 'HEAD' ? undefined : reply.body);

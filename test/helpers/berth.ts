@@ -12,6 +12,7 @@ import { startBerth, type Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { json } from '../../server/db';
+import { terminateAllSessions } from '../../server/manager/sessions';
 import type { UserRole } from '../../server/auth/principal';
 
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -106,6 +107,8 @@ export async function startTestBerth(overrides: Partial<BerthSettings> = {}): Pr
     },
     async stop() {
       admin.close();
+      // Sandboxes outlive a manager by design; a test's must not outlive the test.
+      await terminateAllSessions(berth.app);
       await berth.stop();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -79,7 +79,7 @@ export class LocalAgent implements Agent {
     mkdirSync(scratch, { recursive: true });
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
-    if (spec.snapshotDir && existsSync(spec.snapshotDir)) cpSync(spec.snapshotDir, scratch, { recursive: true, preserveTimestamps: true });
+    if (spec.snapshotDir && existsSync(spec.snapshotDir)) cpSync(spec.snapshotDir, scratch, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
     mkdirInside(scratch, '.berth');
     for (const file of spec.files) writeFileInside(scratch, file.path, file.content, file.mode);
     if (spec.bootstrapScript) writeFileInside(scratch, '.berth/bootstrap.sh', spec.bootstrapScript, 0o755);

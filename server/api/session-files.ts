@@ -1,0 +1,79 @@
+/** §Sessions, files of a running session and commits: list, upload, download, download_single, commit. */
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { route, type RawReply } from '../http/route';
+import { list } from '../http/params';
+import { findSession } from '../sessions/access';
+import { sessionScratch } from '../sessions/files/scratch';
+import { listFiles } from '../sessions/files/list';
+import { parseUpload, writeUpload, UPLOAD_BODY_LIMIT } from '../sessions/files/upload';
+import { downloadArchive, downloadSingle } from '../sessions/files/download';
+import { commitStatus, startCommit } from '../images/commit';
+import type { App } from '../app';
+import type { Principal } from '../auth/principal';
+
+const byName = z.object({ session_name: z.string().min(1), owner_access_key: z.string().nullish() });
+const lookup = (ctx: { app: App; principal: Principal; input: { session_name: string; owner_access_key?: string | null } }) =>
+  findSession(ctx.app, ctx.principal, ctx.input.session_name, { ownerAccessKey: ctx.input.owner_access_key });
+
+/** A download stops reading (and releases its descriptors) when the client goes away before the end. */
+function streamTo(res: ServerResponse, reply: RawReply): RawReply {
+  const body = reply.body;
+  if (body instanceof Readable) res.once('close', () => body.destroy());
+  return reply;
+}
+
+const filesInput = byName.extend({ files: list(z.string()) });
+const singleInput = byName.extend({ file: z.string() });
+
+export const sessionFileRoutes = [
+  route({
+    method: 'GET', path: '/session/:session_name/files', privilege: 'user', status: 'FROZEN',
+    input: byName.extend({ path: z.string().default('.') }),
+    summary: "List one directory of the session's /home/work",
+    response: '{files:[{filename,mode,size,ctime,mtime,atime}], folder_path, abspath, errors}',
+    handler: async (ctx) => listFiles(await sessionScratch(ctx.app, await lookup(ctx)), ctx.input.path),
+  }),
+  route({
+    method: 'POST', path: '/session/:session_name/upload', privilege: 'user', status: 'FROZEN', input: byName,
+    body: 'raw', bodyLimit: UPLOAD_BODY_LIMIT,
+    summary: 'Upload files into /home/work (multipart/form-data, "src" parts named by destination path; ≤20 files, ≤1 MiB each)',
+    handler: async (ctx) => {
+      const scratch = await sessionScratch(ctx.app, await lookup(ctx));
+      const files = await parseUpload(ctx.req.headers['content-type'], ctx.rawBody);
+      writeUpload(scratch, files);
+      return {};
+    },
+  }),
+  ...(['GET', 'POST'] as const).map((method) =>
+    route({
+      method, path: '/session/:session_name/download', privilege: 'user', status: 'FROZEN', input: filesInput,
+      summary: 'Download up to 5 files or directories: multipart/mixed, one application/x-tar part each',
+      response: 'multipart/mixed',
+      handler: async (ctx) => streamTo(ctx.res, downloadArchive(await sessionScratch(ctx.app, await lookup(ctx)), ctx.input.files)),
+    }),
+  ),
+  ...(['GET', 'POST'] as const).map((method) =>
+    route({
+      method, path: '/session/:session_name/download_single', privilege: 'user', status: 'FROZEN', input: singleInput,
+      summary: 'Download one small file (≤100 MiB) as application/octet-stream',
+      response: 'application/octet-stream',
+      handler: async (ctx) => streamTo(ctx.res, downloadSingle(await sessionScratch(ctx.app, await lookup(ctx)), ctx.input.file)),
+    }),
+  ),
+  route({
+    method: 'POST', path: '/session/:session_name/commit', privilege: 'user', status: 'RUNNING',
+    input: byName.extend({ login_session_token: z.string().nullish(), filename: z.string().nullish() }),
+    summary: 'Commit the main kernel to a new image (a background task)',
+    response: '{bgtask_id, kernel, path}',
+    handler: async (ctx) => startCommit(ctx.app, await lookup(ctx), ctx.input.filename),
+  }),
+  route({
+    method: 'GET', path: '/session/:session_name/commit', privilege: 'user', status: 'RUNNING',
+    input: byName.extend({ login_session_token: z.string().nullish() }),
+    summary: 'Whether the main kernel is being committed',
+    response: '{status: "ready"|"ongoing", kernel}',
+    handler: async (ctx) => commitStatus(ctx.app, await lookup(ctx)),
+  }),
+];
