@@ -24,6 +24,8 @@ export interface App {
   events: EventBus;
   /** Agents this manager drives, by agent id (the local one, and remote backends later). */
   agents: Map<string, Agent>;
+  /** Where clients reach the app proxy (set once it listens, or from BERTH_APP_PROXY_URL). */
+  appProxyUrl: string | null;
   /** Asks for a scheduling pass soon (set by the sessions module at start). */
   triggerScheduler: () => void;
   close(): Promise<void>;
@@ -62,6 +64,7 @@ export async function createApp({ settings, inMemory, log }: CreateAppOptions): 
     manager,
     events: new EventBus(),
     agents: new Map(),
+    appProxyUrl: settings.appProxyUrl ?? null,
     triggerScheduler: () => undefined,
     close: opened.close,
   };

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { App } from './app';
 import { allRoutes } from './api';
 import { createRequestHandler } from './http/pipeline';
+import { createUpgradeHandler } from './http/websocket';
 
 export interface Listening {
   server: http.Server;
@@ -12,13 +13,15 @@ export interface Listening {
 }
 
 export function createManagerServer(app: App): http.Server {
-  const handler = createRequestHandler(app, allRoutes());
+  const routes = allRoutes();
+  const handler = createRequestHandler(app, routes);
   const server = http.createServer({ keepAlive: true, requestTimeout: 0 }, (req, res) => {
     handler(req, res).catch((err) => {
       app.log.error({ err }, 'unhandled request error');
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  server.on('upgrade', createUpgradeHandler(app, routes));
   server.keepAliveTimeout = 65_000;
   return server;
 }

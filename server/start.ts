@@ -54,6 +54,7 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
     const apps = await listen(createAppProxyServer(app), settings.appPort, settings.host);
     listeners.push(apps);
     appsUrl = apps.url;
+    app.appProxyUrl ??= apps.url;
   }
   return {
     app,

@@ -11,11 +11,12 @@ import { sessionRoutes } from './session';
 import { sessionFileRoutes } from './session-files';
 import { imageRoutes } from './image';
 import { eventRoutes } from './events';
+import { streamRoutes } from './stream';
 import { templateRoutes } from './template';
 import { openApiRoutes } from './openapi';
 import { userConfigRoutes } from './user-config';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

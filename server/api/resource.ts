@@ -1,6 +1,7 @@
 /** §Resources and usage: presets, preset allocatability and scaling groups (CONTRACT §12). */
 import { z } from 'zod';
 import { route } from '../http/route';
+import { Problem } from '../http/problem';
 import { listPresets } from '../resources/presets';
 import { checkPresets } from '../resources/check-presets';
 import { listScalingGroups } from '../resources/scaling-groups';
@@ -49,4 +50,14 @@ export const resourceRoutes = [
       },
     }),
   ),
+  route({
+    method: 'GET', path: '/scaling-groups/:scaling_group/wsproxy-version', privilege: 'user', status: 'FROZEN',
+    input: z.object({ scaling_group: name(), group: name().optional() }),
+    summary: "The app proxy's protocol version for a scaling group",
+    handler: async ({ app, input }) => {
+      const group = await app.db.selectFrom('scaling_groups').select('name').where('name', '=', input.scaling_group).executeTakeFirst();
+      if (!group) throw new Problem('object-not-found', `No such scaling group: ${input.scaling_group}`, undefined, { title: 'No such scaling group.' });
+      return { wsproxy_version: 'v2' };
+    },
+  }),
 ];

@@ -13,6 +13,10 @@ import { executionsOf } from '../sessions/executions';
 import { mainKernel } from '../sessions/execute';
 import { renameSession } from '../sessions/rename';
 import { kernelLogs, taskLogs } from '../sessions/logs';
+import { ensureApp, shutdownApp } from '../apps/services';
+import { issueToken } from '../apps/tokens';
+import { parseJsonMap } from '../apps/options';
+import { int } from '../http/params';
 
 const byName = z.object({ session_name: z.string().min(1), owner_access_key: z.string().nullish() });
 const lookup = (ctx: { app: any; principal: any; input: { session_name: string; owner_access_key?: string | null } }) =>
@@ -140,6 +144,35 @@ export const sessionRoutes = [
       const session = await lookup(ctx);
       const kernel = await ctx.app.db.selectFrom('kernels').select('id').where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
       return kernel ? { kernel: kernel.id, abuse_report: null } : {};
+    },
+  }),
+  route({
+    method: 'POST', path: '/session/:session_name/start-service', privilege: 'user', status: 'FROZEN',
+    input: byName.extend({
+      app: z.string().min(1),
+      port: int().pipe(z.number().min(1024).max(65535)).optional(),
+      envs: z.string().nullish(),
+      arguments: z.string().nullish(),
+      login_session_token: z.string().nullish(),
+    }),
+    summary: 'Start an in-session app; answers a token for the app proxy',
+    handler: async (ctx) => {
+      if (!ctx.app.appProxyUrl) throw new Problem('service-unavailable', 'No app proxy is configured for this scaling group.');
+      const session = await lookup(ctx);
+      const route = await ensureApp(ctx.app, session, ctx.input.app, ctx.principal.userId, {
+        port: ctx.input.port,
+        envs: parseJsonMap(ctx.input.envs, 'envs') as Record<string, string>,
+        arguments: parseJsonMap(ctx.input.arguments, 'arguments') as Record<string, string | string[] | null>,
+      });
+      return { token: await issueToken(ctx.app, route, ctx.principal.userId), wsproxy_addr: ctx.app.appProxyUrl };
+    },
+  }),
+  route({
+    method: 'POST', path: '/session/:session_name/shutdown-service', privilege: 'user', status: 'FROZEN', input: byName.extend({ service_name: z.string().min(1) }),
+    summary: 'Stop an in-session app',
+    handler: async (ctx) => {
+      await shutdownApp(ctx.app, await lookup(ctx), ctx.input.service_name);
+      return {};
     },
   }),
 ];

@@ -1,19 +1,123 @@
 /**
- * The app proxy listener (BERTH_APP_PORT), on an origin apart from the dashboard. In-session apps and
- * model-service endpoints are routed here by token; until a token maps to an app, every path answers 404.
+ * The app proxy (BERTH_APP_PORT, CONTRACT §11): on an origin apart from the dashboard it serves in-session apps
+ * at /app/<route>/. Access starts with a start-service token, exchanged once for a cookie scoped to that route;
+ * the target port always comes from the stored route, never from the request; the dashboard's cookies and any
+ * Authorization header are never forwarded. Built on http-proxy-3 with keep-alive agents; a dead app is a 502.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { createProxyServer } from 'http-proxy-3';
 import type { App } from '../app';
 import { Problem } from '../http/problem';
+import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
+import { RouteCache } from './route-cache';
+import { forwardedCookies, parseCookies } from './cookies';
+
+const APP_PATH = /^\/app\/([a-f0-9]{24})(\/|$)/;
+
+function sendProblem(res: http.ServerResponse, problem: Problem): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(problem.toJSON());
+  res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), Server: 'Berth', 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+function sendJson(res: http.ServerResponse, body: unknown, status = 200): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), Server: 'Berth', 'Cache-Control': 'no-store' });
+  res.end(text);
+}
+
+function refuseUpgrade(socket: Duplex, problem: Problem): void {
+  const body = JSON.stringify(problem.toJSON());
+  socket.end(`HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
 
 export function createAppProxyServer(app: App): http.Server {
-  return http.createServer((req, res) => {
-    if (req.url === '/' || req.url === '/health') {
-      res.writeHead(200, { 'Content-Type': 'application/json', Server: 'Berth' }).end(JSON.stringify({ status: 'ok' }));
+  const secret = appProxySecret(app);
+  const routes = new RouteCache(app);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const proxy = createProxyServer({ agent, ws: true, xfwd: true, proxyTimeout: 0 });
+  proxy.on('error', (err, _req, target) => {
+    app.log.info({ err: err.message }, 'app proxy: upstream failed');
+    // A 502: the app, not Berth, is unavailable; the proxy goes on serving every other route.
+    if (target instanceof http.ServerResponse) sendProblem(target, new Problem('bad-gateway', 'The app is not answering.'));
+    else (target as Duplex | undefined)?.destroy();
+  });
+
+  const publicBase = (req: http.IncomingMessage) => `http://${req.headers.host ?? `${app.settings.host}:${app.settings.appPort}`}`;
+
+  /** Checks the route cookie; answers the route and rewrites the request headers, or throws a Problem. */
+  async function admit(req: http.IncomingMessage, routeId: string) {
+    const route = await routes.get(routeId);
+    if (!route) throw new Problem('url-not-found', 'No app is published at this address.');
+    const cookies = parseCookies(req.headers.cookie);
+    const user = verifyCookie(secret, routeId, cookies[cookieName(routeId)]);
+    if (!user || user !== route.user_uuid) throw new Problem('auth-failed', 'Open this app from Berth (start-service) to get access.');
+    delete req.headers.authorization;
+    const kept = forwardedCookies(cookies);
+    if (kept) req.headers.cookie = kept;
+    else delete req.headers.cookie;
+    return route;
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    if (url.pathname === '/' || url.pathname === '/health') return sendJson(res, { status: 'ok' });
+
+    const add = /^\/v2\/proxy\/([^/]+)\/([0-9a-f-]{36})\/add$/.exec(url.pathname);
+    if (add) {
+      const grant = await peekToken(app, add[1], add[2], url.searchParams.get('app') ?? undefined);
+      if (!grant) throw new Problem('auth-failed', 'The token is invalid, used or expired.');
+      const auth = new URL(`${publicBase(req)}/v2/proxy/auth`);
+      auth.searchParams.set('token', add[1]);
+      auth.searchParams.set('session_id', add[2]);
+      auth.searchParams.set('app', grant.route.app);
+      auth.searchParams.set('protocol', url.searchParams.get('protocol') ?? grant.route.protocol);
+      return sendJson(res, { code: 200, url: auth.toString() });
+    }
+
+    if (url.pathname === '/v2/proxy/auth') {
+      const token = url.searchParams.get('token') ?? '';
+      const grant = await consumeToken(app, token, url.searchParams.get('session_id') ?? undefined, url.searchParams.get('app') ?? undefined);
+      if (!grant) throw new Problem('auth-failed', 'The token is invalid, used or expired.');
+      const path = `/app/${grant.route.id}/`;
+      const cookie = `${cookieName(grant.route.id)}=${signCookie(secret, grant.route.id, grant.userId)}; Path=${path}; Max-Age=${COOKIE_TTL_S}; HttpOnly; SameSite=Lax`;
+      const redirect = `${publicBase(req)}${path}${(url.searchParams.get('redirect') ?? '').replace(/^\/+/, '')}`;
+      if ((req.headers.accept ?? '').includes('application/json')) {
+        res.setHeader('Set-Cookie', cookie);
+        return sendJson(res, { redirect_url: redirect, reuse: false });
+      }
+      res.writeHead(302, { Location: redirect, 'Set-Cookie': cookie, 'Cache-Control': 'no-store', Server: 'Berth' });
+      res.end();
       return;
     }
-    const problem = new Problem('url-not-found', 'No app is published at this address.');
-    app.log.debug({ url: req.url }, 'app proxy miss');
-    res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', Server: 'Berth' }).end(JSON.stringify(problem.toJSON()));
+
+    const match = APP_PATH.exec(url.pathname);
+    if (!match) throw new Problem('url-not-found', 'No app is published at this address.');
+    const route = await admit(req, match[1]);
+    proxy.web(req, res, { target: { host: '127.0.0.1', port: route.host_port } });
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const problem = err instanceof Problem ? err : new Problem('internal-server-error');
+      if (!(err instanceof Problem)) app.log.error({ err }, 'app proxy failure');
+      sendProblem(res, problem);
+    });
   });
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const match = APP_PATH.exec(new URL(req.url ?? '/', 'http://proxy').pathname);
+    if (!match) return refuseUpgrade(socket, new Problem('url-not-found', 'No app is published at this address.'));
+    admit(req, match[1])
+      .then((route) => proxy.ws(req, socket, head, { target: { host: '127.0.0.1', port: route.host_port } }))
+      .catch((err: unknown) => refuseUpgrade(socket, err instanceof Problem ? err : new Problem('internal-server-error')));
+  });
+  server.on('close', () => agent.destroy());
+  server.keepAliveTimeout = 65_000;
+  return server;
 }

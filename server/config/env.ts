@@ -20,6 +20,12 @@ export interface BerthSettings {
   homeDir: string;
   /** The unprivileged uid kernels run as when Berth runs as root (BERTH_KERNEL_UID). */
   kernelUid: number;
+  /** Host ports handed to in-session apps (BERTH_APP_PORT_RANGE, e.g. 30000-30999). */
+  appPortRange: [number, number];
+  /** The app proxy's public address when it runs elsewhere (BERTH_APP_PROXY_URL); else this process's. */
+  appProxyUrl?: string;
+  /** Wildcard-subdomain mode: apps at https://<route>.<domain> (BERTH_APP_DOMAIN, e.g. apps.example.com). */
+  appDomain?: string;
 }
 
 function port(value: string | undefined, fallback: number): number {
@@ -27,6 +33,13 @@ function port(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port: ${value}`);
   return n;
+}
+
+function portRange(text: string): [number, number] {
+  const match = /^(\d+)-(\d+)$/.exec(text.trim());
+  const [low, high] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  if (!(low >= 1024 && high <= 65535 && low <= high)) throw new Error(`invalid port range: ${text}`);
+  return [low, high];
 }
 
 function flag(value: string | undefined): boolean {
@@ -50,5 +63,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSetting
     debug: flag(env.BERTH_DEBUG),
     homeDir: path.resolve(env.BERTH_HOME || process.cwd()),
     kernelUid: env.BERTH_KERNEL_UID ? Number(env.BERTH_KERNEL_UID) : 64000,
+    appPortRange: portRange(env.BERTH_APP_PORT_RANGE || '30000-30999'),
+    appProxyUrl: env.BERTH_APP_PROXY_URL || undefined,
+    appDomain: env.BERTH_APP_DOMAIN || undefined,
   };
 }

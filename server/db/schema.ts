@@ -318,6 +318,26 @@ export interface BackgroundTaskTable {
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
+export interface AppRouteTable {
+  id: string;
+  session_id: string;
+  kernel_id: string;
+  app: string;
+  protocol: Defaulted<string>;
+  host_port: number;
+  user_uuid: string;
+  created_at: Timestamp;
+}
+
+export interface AppTokenTable {
+  token_hash: string;
+  route_id: string;
+  session_id: string;
+  user_uuid: string;
+  expires_at: Date | string;
+  used_at: Defaulted<Date | null>;
+}
+
 export interface Database {
   keypair_resource_policies: KeypairResourcePolicyTable;
   user_resource_policies: UserResourcePolicyTable;
@@ -343,6 +363,8 @@ export interface Database {
   session_dependencies: { session_id: string; depends_on: string };
   session_templates: SessionTemplateTable;
   bgtasks: BackgroundTaskTable;
+  app_routes: AppRouteTable;
+  app_tokens: AppTokenTable;
 }
 
 export type User = Selectable<UserTable>;
@@ -356,5 +378,6 @@ export type KeypairResourcePolicy = Selectable<KeypairResourcePolicyTable>;
 export type Image = Selectable<ImageTable>;
 export type Session = Selectable<SessionTable>;
 export type Kernel = Selectable<KernelTable>;
+export type AppRoute = Selectable<AppRouteTable>;
 export type NewUser = Insertable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;

@@ -46,27 +46,8 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       throw new Problem('url-not-found', `No API route at ${path}.`, path);
     }
     route = match.route;
-    const signed = route.privilege !== 'none';
-    if (signed && !req.headers.authorization) throw new Problem('auth-failed', 'Authorization header is missing.');
-
-    const rawBody = await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT);
-    const clientIp = clientAddress(req);
-    let principal: Principal | null = null;
-    if (signed) {
-      principal = await authenticate(req, rawBody, app.keypairs, clientIp);
-      const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
-      Object.assign(headers, rateLimitHeaders(limit));
-      if (limit.exceeded) {
-        throw new Problem('rate-limit-exceeded', 'Too many requests in the last 15 minutes.', undefined, {
-          headers: { 'Retry-After': String(limit.reset) },
-        });
-      }
-      checkPrivilege(route.privilege, principal);
-    }
-    if (route.status === 'RUNNING' && app.manager.frozen) {
-      throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
-    }
-    const input = parseInput(route, method, rawUrl, queryAt, rawBody, match.params);
+    const { principal, input, rawBody, clientIp } = await admit(app, route, req, method, rawUrl, queryAt, match.params, headers);
+    if (route.websocket) throw new Problem('upgrade-required', 'Connect to this endpoint with a WebSocket upgrade.', undefined, { headers: { Upgrade: 'websocket' } });
     // A streaming handler writes its own head: give it the common headers now.
     if (route.stream) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     const result = await route.handler({
@@ -74,7 +55,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       req,
       res,
       input,
-      principal: principal as Principal,
+      principal,
       rawBody,
       requestId,
       clientIp,
@@ -95,6 +76,44 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     if (problem.status === 413) headers.Connection = 'close';
     sendJson(res, req.method ?? 'GET', problem.status, problem.toJSON(), headers, 'application/problem+json');
   }
+}
+
+/**
+ * The checks every request passes before its handler, in the order of CONTRACT §2.3: credentials present, body
+ * (bounded), signature, rate limit, privilege, manager status, input validation. HTTP and WebSocket upgrades
+ * both come through here. Rate-limit headers are written into `headers`.
+ */
+export async function admit(
+  app: App,
+  route: RouteDef,
+  req: IncomingMessage,
+  method: string,
+  rawUrl: string,
+  queryAt: number,
+  params: Record<string, string | undefined>,
+  headers: Record<string, string>,
+) {
+  const signed = route.privilege !== 'none';
+  if (signed && !req.headers.authorization) throw new Problem('auth-failed', 'Authorization header is missing.');
+  const rawBody = await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const clientIp = clientAddress(req);
+  let principal: Principal | null = null;
+  if (signed) {
+    principal = await authenticate(req, rawBody, app.keypairs, clientIp);
+    const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
+    Object.assign(headers, rateLimitHeaders(limit));
+    if (limit.exceeded) {
+      throw new Problem('rate-limit-exceeded', 'Too many requests in the last 15 minutes.', undefined, {
+        headers: { 'Retry-After': String(limit.reset) },
+      });
+    }
+    checkPrivilege(route.privilege, principal);
+  }
+  if (route.status === 'RUNNING' && app.manager.frozen) {
+    throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
+  }
+  const input = parseInput(route, method, rawUrl, queryAt, rawBody, params);
+  return { principal: principal as Principal, input, rawBody, clientIp };
 }
 
 /** A POST with X-Method-Override is routed as the named method (CONTRACT §1.3). */
@@ -185,14 +204,14 @@ function parseInput(
   return result.data;
 }
 
-function toProblem(error: unknown, app: App): Problem {
+export function toProblem(error: unknown, app: App): Problem {
   if (error instanceof Problem) return error;
   if (error instanceof ZodError) return new Problem('invalid-api-params', 'Invalid parameters.', fieldErrors(error));
   const detail = app.settings.debug && error instanceof Error ? error.stack : 'An unexpected error occurred.';
   return new Problem('internal-server-error', detail);
 }
 
-function rateLimitHeaders(state: RateLimitState | null): Record<string, string> {
+export function rateLimitHeaders(state: RateLimitState | null): Record<string, string> {
   const limit = state ? (state.limit ?? UNLIMITED) : ANONYMOUS_RATE_LIMIT;
   const remaining = state ? (state.limit === null ? UNLIMITED : state.remaining) : ANONYMOUS_RATE_LIMIT;
   return {

@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
+import type { WebSocket } from 'ws';
+import { Problem } from './problem';
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
 
@@ -57,9 +59,22 @@ export interface RouteDef<S extends z.ZodType = z.ZodType> {
   bodyLimit?: number;
   /** The answer is a long-lived stream (Server-Sent Events), not one JSON body. */
   stream?: 'sse';
+  /**
+   * A WebSocket endpoint. `prepare` runs after every check and before the upgrade (so a missing session is an
+   * HTTP 404, not a closed socket); `open` gets the open socket and what `prepare` returned.
+   */
+  websocket?: {
+    prepare: (ctx: RequestContext<z.infer<S>>) => unknown;
+    open: (ctx: RequestContext<z.infer<S>>, prepared: any, socket: WebSocket) => void | Promise<void>;
+  };
   /** Response description for the OpenAPI document. */
   response?: string;
   handler: (ctx: RequestContext<z.infer<S>>) => HandlerResult | Promise<HandlerResult>;
+}
+
+/** The plain-HTTP answer of a WebSocket-only endpoint. */
+export function upgradeRequired(): never {
+  throw new Problem('upgrade-required', 'Connect to this endpoint with a WebSocket upgrade.');
 }
 
 /** Declares a route with its input type inferred from the schema. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { readSettings, type BerthSettings } from '../../server/config/env';
-import { startBerth, type Berth } from '../../server/start';
+import { startBerth, type Berth, type Role } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { json } from '../../server/db';
@@ -59,7 +59,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
-export async function startTestBerth(overrides: Partial<BerthSettings> = {}): Promise<TestBerth> {
+export async function startTestBerth(overrides: Partial<BerthSettings> = {}, options: { roles?: Role[] } = {}): Promise<TestBerth> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-test-'));
   const database = process.env.BERTH_TEST_DB === 'postgres' ? await createTestDatabase() : null;
   const settings: BerthSettings = {
@@ -73,7 +73,7 @@ export async function startTestBerth(overrides: Partial<BerthSettings> = {}): Pr
     logLevel: 'silent',
     ...overrides,
   };
-  const berth = await startBerth({ settings, roles: ['manager'], inMemory: !database });
+  const berth = await startBerth({ settings, roles: options.roles ?? ['manager'], inMemory: !database });
   const creds = berth.bootstrap.credentials!;
   const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: creds.accessKey, secretKey: creds.secretKey });
   let counter = 0;

@@ -8,7 +8,6 @@ library only: it runs on the host's /usr/bin/python3 inside the sandbox.
 Protocol: a client connects and sends one request line {"op": ...}; the runner answers with event lines
 {"t": ...}. Long operations (exec, pty) keep the connection for their whole life.
 """
-import _thread
 import base64
 import builtins
 import fcntl
@@ -137,7 +136,8 @@ class Run:
             except ProcessLookupError:
                 pass
         else:
-            _thread.interrupt_main()
+            # A real SIGINT (not interrupt_main) also wakes the main thread from sleep() and blocking reads.
+            os.kill(os.getpid(), signal.SIGINT)
 
     # -- python query mode: runs on the main thread so KeyboardInterrupt can reach it --
     def execute_python(self):

@@ -1,0 +1,21 @@
+/** App routes by id, cached briefly: the proxy looks one up on every request and must notice removed routes. */
+import type { App } from '../app';
+import type { AppRoute } from '../db/schema';
+
+const TTL_MS = 2_000;
+
+export class RouteCache {
+  private readonly entries = new Map<string, { route: AppRoute | null; expires: number }>();
+
+  constructor(private readonly app: App) {}
+
+  async get(routeId: string): Promise<AppRoute | null> {
+    const now = Date.now();
+    const hit = this.entries.get(routeId);
+    if (hit && hit.expires > now) return hit.route;
+    const route = (await this.app.db.selectFrom('app_routes').selectAll().where('id', '=', routeId).executeTakeFirst()) ?? null;
+    if (this.entries.size > 10_000) this.entries.clear();
+    this.entries.set(routeId, { route, expires: now + TTL_MS });
+    return route;
+  }
+}

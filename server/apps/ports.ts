@@ -1,0 +1,43 @@
+/** Host ports for in-session apps: a free port from BERTH_APP_PORT_RANGE that no route holds and nothing listens on. */
+import net from 'node:net';
+import type { App } from '../app';
+import { Problem } from '../http/problem';
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+export async function allocatePort(app: App): Promise<number> {
+  const [low, high] = app.settings.appPortRange;
+  const taken = new Set((await app.db.selectFrom('app_routes').select('host_port').execute()).map((r) => r.host_port));
+  const span = high - low + 1;
+  const start = Math.floor(Math.random() * span);
+  for (let i = 0; i < span; i++) {
+    const port = low + ((start + i) % span);
+    if (!taken.has(port) && (await isFree(port))) return port;
+  }
+  throw new Problem('service-unavailable', 'No free port is left for in-session apps.');
+}
+
+/** Resolves once something accepts connections on the port (the app is up), or rejects after the timeout. */
+export async function waitForPort(port: number, timeoutMs: number, alive: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!alive()) throw new Error('the app exited before it listened');
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the app did not listen on port ${port} within ${timeoutMs / 1000} s`);
+}

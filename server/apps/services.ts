@@ -1,0 +1,98 @@
+/**
+ * In-session apps (CONTRACT §11): starting one gives it a host port from the app range and a route the app proxy
+ * serves at /app/<route>/ (the app is told that base path). Starting an app that runs already reuses it. The
+ * route and port are stored, so a restarted manager keeps serving apps that outlived it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { App } from '../app';
+import type { AppRoute, KernelServicePort, Session, ServicePort } from '../db/schema';
+import { json } from '../db';
+import { Problem, badRequest, notFound } from '../http/problem';
+import { mainKernel } from '../sessions/execute';
+import { allocatePort, waitForPort } from './ports';
+
+const START_TIMEOUT_MS = 60_000;
+
+export interface StartAppOptions {
+  port?: number;
+  envs?: Record<string, string>;
+  arguments?: Record<string, string | string[] | null>;
+}
+
+export function appBasePath(routeId: string): string {
+  return `/app/${routeId}/`;
+}
+
+/** The image's definition of `appName`, checked against the options (§11.1 errors). */
+export async function servicePortFor(app: App, session: Session, appName: string, options: StartAppOptions): Promise<ServicePort> {
+  const image = await app.db.selectFrom('images').select(['service_ports']).where('id', '=', session.image_id).executeTakeFirstOrThrow();
+  const port = image.service_ports.find((p) => p.name === appName);
+  if (!port) throw notFound('No such app service.', `The image offers no app named "${appName}".`);
+  if (session.session_type === 'inference') throw badRequest('Apps cannot be started in inference sessions.');
+  if (options.port !== undefined && !port.ports.includes(options.port)) throw badRequest(`The app ${appName} does not offer port ${options.port}.`, { port: 'not offered' });
+  for (const name of Object.keys(options.envs ?? {})) {
+    if (!(port.allowed_envs ?? []).includes(name)) throw badRequest(`The environment variable ${name} is not allowed for ${appName}.`, { envs: name });
+  }
+  for (const name of Object.keys(options.arguments ?? {})) {
+    if (!(port.allowed_arguments ?? []).includes(name)) throw badRequest(`The argument ${name} is not allowed for ${appName}.`, { arguments: name });
+  }
+  if (!port.argv?.length) throw badRequest(`The app ${appName} is not started on demand.`);
+  return port;
+}
+
+/** Starts (or finds) the app and returns its route. */
+export async function ensureApp(app: App, session: Session, appName: string, userId: string, options: StartAppOptions = {}): Promise<AppRoute> {
+  const definition = await servicePortFor(app, session, appName, options);
+  const kernel = await mainKernel(app, session);
+  const agent = app.agents.get(kernel.agent_id!)!;
+  const existing = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
+  if (existing && (await isListening(existing.host_port))) return existing;
+  if (existing) await app.db.deleteFrom('app_routes').where('id', '=', existing.id).execute();
+
+  const routeId = randomBytes(12).toString('hex');
+  const hostPort = await allocatePort(app);
+  const route = await app.db
+    .insertInto('app_routes')
+    .values({ id: routeId, session_id: session.id, kernel_id: kernel.id, app: appName, protocol: definition.protocol === 'tcp' ? 'tcp' : 'http', host_port: hostPort, user_uuid: userId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const argv = definition.argv!.map((part) => part.replaceAll('{port}', String(hostPort)).replaceAll('{base_url}', appBasePath(routeId)));
+  for (const [name, value] of Object.entries(options.arguments ?? {})) {
+    if (value === null) argv.push(name);
+    else for (const v of Array.isArray(value) ? value : [value]) argv.push(name, v);
+  }
+  try {
+    await agent.startApp(kernel.id, { name: appName, argv, env: options.envs ?? {} });
+    await waitForPort(hostPort, START_TIMEOUT_MS, () => agent.isAlive(kernel.id));
+  } catch (err) {
+    await app.db.deleteFrom('app_routes').where('id', '=', routeId).execute();
+    await agent.stopApp(kernel.id, appName).catch(() => undefined);
+    throw new Problem('internal-server-error', `The app ${appName} failed to start: ${err instanceof Error ? err.message : String(err)}`, { app: appName });
+  }
+  await recordHostPort(app, kernel.id, definition, hostPort);
+  return route;
+}
+
+async function recordHostPort(app: App, kernelId: string, definition: ServicePort, hostPort: number): Promise<void> {
+  const kernel = await app.db.selectFrom('kernels').select('service_ports').where('id', '=', kernelId).executeTakeFirstOrThrow();
+  const ports: KernelServicePort[] = kernel.service_ports.filter((p) => p.name !== definition.name);
+  ports.push({ ...definition, host_ports: [hostPort] });
+  await app.db.updateTable('kernels').set({ service_ports: json(ports) }).where('id', '=', kernelId).execute();
+}
+
+/** Stops the app and forgets its route and tokens. */
+export async function shutdownApp(app: App, session: Session, appName: string): Promise<void> {
+  const route = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
+  const kernel = await app.db.selectFrom('kernels').select(['id', 'agent_id']).where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
+  const agent = kernel?.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+  const stopped = agent && kernel && agent.isAlive(kernel.id) ? await agent.stopApp(kernel.id, appName) : false;
+  if (!route && !stopped) throw notFound('No such app service.', `No app named "${appName}" runs in this session.`);
+  if (route) await app.db.deleteFrom('app_routes').where('id', '=', route.id).execute();
+}
+
+function isListening(port: number): Promise<boolean> {
+  return waitForPort(port, 1, () => true).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * WebSocket upgrades on the manager port: the same route table and the same checks as any request (admit in
+ * ./pipeline: signature, rate limit, privilege, status, validation); a refusal is an HTTP problem+json answer
+ * on the socket, so clients see the same errors as over plain HTTP.
+ */
+import http, { type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { App } from '../app';
+import { admit, rateLimitHeaders, toProblem } from './pipeline';
+import { Problem } from './problem';
+import type { RouteDef } from './route';
+import { Router } from './router';
+
+/** CONTRACT §17: 16 MiB per message. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+export function createUpgradeHandler(app: App, routes: RouteDef[]): UpgradeHandler {
+  const router = new Router(routes.filter((r) => r.websocket));
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  return (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    const headers: Record<string, string> = { Server: 'Berth', 'Content-Language': 'en', ...rateLimitHeaders(null) };
+    void (async () => {
+      const rawUrl = req.url ?? '/';
+      const queryAt = rawUrl.indexOf('?');
+      const path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+      const match = router.find('GET', path);
+      if (!match) throw new Problem('url-not-found', `No WebSocket endpoint at ${path}.`, path);
+      const { principal, input, rawBody, clientIp } = await admit(app, match.route, req, 'GET', rawUrl, queryAt, match.params, headers);
+      const ctx = { app, req, res: undefined as never, input, principal, rawBody, requestId: '', clientIp };
+      const stream = match.route.websocket!;
+      const prepared = await stream.prepare(ctx);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        Promise.resolve(stream.open(ctx, prepared, ws)).catch((err: unknown) => {
+          app.log.warn({ err }, 'websocket stream failed');
+          ws.close(1011, 'internal error');
+        });
+      });
+    })().catch((err: unknown) => {
+      const problem = toProblem(err, app);
+      const body = JSON.stringify(problem.toJSON());
+      const head = { ...headers, ...problem.headers, 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
+      const lines = Object.entries(head).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+      socket.end(`HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status] ?? ''}\r\n${lines}\r\n\r\n${body}`);
+    });
+  };
+}

@@ -1,0 +1,56 @@
+/** Signed WebSocket connections to the manager's stream endpoints, and a frame collector for tests. */
+import WebSocket from 'ws';
+import { signRequest } from '../../server/client/sign';
+import { buildQuery } from '../../server/client/client';
+
+export interface Opened {
+  ws: WebSocket;
+  frames: any[];
+  /** Resolves with the first frame (already received or coming) that matches. */
+  next(match: (frame: any) => boolean, timeoutMs?: number): Promise<any>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+export function connectStream(endpoint: string, creds: { accessKey: string; secretKey: string } | null, path: string, query: Record<string, string> = {}): Promise<Opened> {
+  const url = new URL(endpoint);
+  const uri = path + buildQuery(query);
+  const headers = creds ? signRequest({ method: 'GET', uri, host: url.host, accessKey: creds.accessKey, secretKey: creds.secretKey }) : {};
+  const ws = new WebSocket(`ws://${url.host}${uri}`, { headers });
+  const frames: any[] = [];
+  const waiters: { match: (f: any) => boolean; resolve: (f: any) => void }[] = [];
+  ws.on('message', (data, isBinary) => {
+    const frame = isBinary ? data : JSON.parse(data.toString());
+    frames.push(frame);
+    for (const w of [...waiters]) if (w.match(frame)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(frame);
+    }
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  return new Promise((resolve, reject) => {
+    ws.once('open', () =>
+      resolve({
+        ws,
+        frames,
+        closed,
+        next(match, timeoutMs = 15_000) {
+          const found = frames.find(match);
+          if (found) return Promise.resolve(found);
+          return new Promise((ok, fail) => {
+            const timer = setTimeout(() => fail(new Error(`no matching frame; got ${JSON.stringify(frames).slice(0, 500)}`)), timeoutMs);
+            waiters.push({ match, resolve: (f) => { clearTimeout(timer); ok(f); } });
+          });
+        },
+      }),
+    );
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body })));
+    });
+    ws.once('error', (err) => reject(err));
+  });
+}
+
+export const b64 = (text: string) => Buffer.from(text).toString('base64');
+export const unb64 = (text: string) => Buffer.from(text, 'base64').toString();

@@ -1,0 +1,167 @@
+/** In-session apps through the app proxy (CONTRACT §11): Jupyter in a real sandbox, tokens, cookies, errors. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import WebSocket from 'ws';
+import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
+import { connectStream } from '../helpers/ws';
+import { appProxySecret, cookieName, issueToken, signCookie } from '../../server/apps/tokens';
+
+let t: TestBerth;
+let alice: TestUser;
+let bob: TestUser;
+let sessionId: string;
+const name = 'apps-sess';
+const other = 'apps-other';
+
+beforeAll(async () => {
+  t = await startTestBerth({}, { roles: ['manager', 'apps'] });
+  alice = await t.createUser();
+  bob = await t.createUser();
+  sessionId = (await alice.client.call('POST', '/session', { body: { name, image: 'python' } })).sessionId;
+  await alice.client.call('POST', '/session', { body: { name: other, image: 'python' } });
+}, 120_000);
+afterAll(() => t?.stop());
+
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    }).on('error', reject);
+  });
+}
+
+/** start-service → add → auth: the cookie and the app's address. */
+async function openApp(sessionName = name, sid = sessionId) {
+  const started = await alice.client.call('POST', `/session/${sessionName}/start-service`, { body: { app: 'jupyter' } });
+  const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${sid}/add?app=jupyter`)).body);
+  const auth = await get(added.url);
+  const cookie = String(auth.headers['set-cookie']![0]).split(';')[0];
+  return { started, added, auth, cookie, base: auth.headers.location! };
+}
+
+describe('apps', () => {
+  it('lists the session\'s apps', async () => {
+    const apps = await alice.client.call('GET', `/stream/session/${name}/apps`);
+    expect(apps).toContainEqual(expect.objectContaining({ name: 'jupyter', protocol: 'http', ports: [8080] }));
+  });
+
+  it('start-service answers a token and the app proxy address; the token buys a cookie and Jupyter answers through it', async () => {
+    const { started, added, auth, cookie, base } = await openApp();
+    expect(started.wsproxy_addr).toBe(t.berth.appsUrl);
+    expect(typeof started.token).toBe('string');
+    expect(added).toMatchObject({ code: 200, url: expect.stringContaining('/v2/proxy/auth?token=') });
+    expect(auth.status).toBe(302);
+    expect(String(auth.headers['set-cookie'])).toMatch(/HttpOnly/);
+    expect(String(auth.headers['set-cookie'])).toMatch(/SameSite=Lax/);
+    const status = await get(`${base}api/status`, { Cookie: cookie });
+    expect(status.status).toBe(200);
+    expect(JSON.parse(status.body)).toHaveProperty('started');
+  });
+
+  it('refuses a replayed token, a token for another session and a request without the cookie', async () => {
+    const started = await alice.client.call('POST', `/session/${name}/start-service`, { body: { app: 'jupyter' } });
+    const otherId = (await alice.client.call('GET', `/session/${other}`)).sessionId;
+    expect((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${otherId}/add?app=jupyter`)).status).toBe(401);
+    const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${sessionId}/add?app=jupyter`)).body);
+    const first = await get(added.url);
+    expect(first.status).toBe(302);
+    expect((await get(added.url)).status).toBe(401);
+    expect((await get(`${first.headers.location}api/status`)).status).toBe(401);
+    expect((await get(`${first.headers.location}api/status`, { Cookie: 'berth_app_x=forged' })).status).toBe(401);
+  });
+
+  it('never forwards the dashboard\'s cookies, its own cookie or Authorization to the app', async () => {
+    // An app that echoes what it receives, published as a route of the session.
+    const echo = http.createServer((req, res) => res.end(JSON.stringify(req.headers)));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
+    const port = (echo.address() as { port: number }).port;
+    const kernel = await t.app.db.selectFrom('kernels').select('id').where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+    const route = await t.app.db.insertInto('app_routes').values({ id: 'e'.repeat(24), session_id: sessionId, kernel_id: kernel.id, app: 'echo', host_port: port, user_uuid: alice.uuid }).returningAll().executeTakeFirstOrThrow();
+    const token = await issueToken(t.app, route, alice.uuid);
+    const auth = await get(`${t.berth.appsUrl}/v2/proxy/auth?token=${token}&session_id=${sessionId}&app=echo`);
+    const cookie = String(auth.headers['set-cookie']![0]).split(';')[0];
+    const seen = JSON.parse((await get(`${auth.headers.location}x`, { Cookie: `${cookie}; next-auth.session-token=dash; __Secure-next-auth.csrf-token=c; app_pref=keep`, Authorization: 'Svc leaked' })).body);
+    expect(seen.cookie).toBe('app_pref=keep');
+    expect(seen.authorization).toBeUndefined();
+    echo.close();
+    await t.app.db.deleteFrom('app_routes').where('id', '=', route.id).execute();
+  });
+
+  it('refuses an app cookie of another user', async () => {
+    const { base } = await openApp();
+    const routeId = /\/app\/([0-9a-f]+)\//.exec(base)![1];
+    const forged = `${cookieName(routeId)}=${signCookie(appProxySecret(t.app), routeId, bob.uuid)}`;
+    expect((await get(`${base}api/status`, { Cookie: forged })).status).toBe(401);
+  });
+
+  it('serves Jupyter\'s kernel WebSocket through the proxy', async () => {
+    const { cookie, base } = await openApp();
+    const xsrf = await get(`${base}tree`, { Cookie: cookie });
+    const jar = [cookie, ...((xsrf.headers['set-cookie'] as string[] | undefined) ?? []).map((c) => c.split(';')[0])].join('; ');
+    const token = /_xsrf=([^;]+)/.exec(jar)?.[1] ?? '';
+    const created = await new Promise<any>((resolve, reject) => {
+      const url = new URL(`${base}api/kernels`);
+      const req = http.request(url, { method: 'POST', headers: { Cookie: jar, 'X-XSRFToken': token, 'Content-Type': 'application/json' } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => (res.statusCode === 201 ? resolve(JSON.parse(body)) : reject(new Error(`${res.statusCode} ${body}`))));
+      });
+      req.end('{}');
+    });
+    const ws = new WebSocket(`${base.replace('http', 'ws')}api/kernels/${created.id}/channels`, { headers: { Cookie: jar } });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const msgId = 'exec-1';
+    ws.send(JSON.stringify({ header: { msg_id: msgId, msg_type: 'execute_request', username: '', session: 's1', version: '5.3' }, parent_header: {}, metadata: {}, content: { code: 'print(6*7)', silent: false, store_history: false, user_expressions: {}, allow_stdin: false }, channel: 'shell' }));
+    const printed = await new Promise<string>((resolve) => {
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString());
+        if (msg.msg_type === 'stream' && msg.parent_header?.msg_id === msgId) resolve(msg.content.text);
+      });
+    });
+    expect(printed).toBe('42\n');
+    ws.close();
+  });
+
+  it('answers 502 for an app that died, and keeps serving others', async () => {
+    const { cookie, base } = await openApp(other, (await alice.client.call('GET', `/session/${other}`)).sessionId);
+    await alice.client.call('POST', `/session/${other}`, { body: { mode: 'query', runId: null, code: 'import subprocess\nsubprocess.run(["pkill", "-f", "notebook"])' } });
+    await new Promise((r) => setTimeout(r, 500));
+    const dead = await get(`${base}api/status`, { Cookie: cookie });
+    expect(dead.status).toBe(502);
+    const alive = await openApp();
+    expect((await get(`${alive.base}api/status`, { Cookie: alive.cookie })).status).toBe(200);
+  });
+
+  it('rejects unknown apps, bad ports and bad envs, and another user\'s session', async () => {
+    expect((await alice.client.request('POST', `/session/${name}/start-service`, { body: { app: 'nope' } })).status).toBe(404);
+    expect((await alice.client.request('POST', `/session/${name}/start-service`, { body: { app: 'jupyter', port: 9999 } })).status).toBe(400);
+    expect((await alice.client.request('POST', `/session/${name}/start-service`, { body: { app: 'jupyter', envs: 'not json' } })).status).toBe(400);
+    expect((await bob.client.request('POST', `/session/${name}/start-service`, { body: { app: 'jupyter' } })).status).toBe(404);
+  });
+
+  it('relays raw bytes to the app over /httpproxy (wsproxy v1)', async () => {
+    const relay = await connectStream(t.url, alice, `/stream/session/${name}/httpproxy`, { app: 'jupyter' });
+    relay.ws.send(Buffer.from('GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    const answer = await relay.next((f) => Buffer.isBuffer(f) && f.toString().startsWith('HTTP/1.1'));
+    expect(answer.toString()).toMatch(/^HTTP\/1\.1 (404|302)/);
+    relay.ws.close();
+    await expect(connectStream(t.url, bob, `/stream/session/${name}/httpproxy`, { app: 'jupyter' })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('shutdown-service stops the app and its address goes away', async () => {
+    const { cookie, base } = await openApp();
+    expect(await alice.client.call('POST', `/session/${name}/shutdown-service`, { body: { service_name: 'jupyter' } })).toEqual({});
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await get(`${base}api/status`, { Cookie: cookie })).status).toBe(404);
+  });
+
+  it('reports the wsproxy version of a scaling group', async () => {
+    expect(await alice.client.call('GET', '/scaling-groups/default/wsproxy-version', { query: { group: 'default' } })).toEqual({ wsproxy_version: 'v2' });
+    expect((await alice.client.request('GET', '/scaling-groups/nope/wsproxy-version', { query: { group: 'default' } })).status).toBe(404);
+  });
+});

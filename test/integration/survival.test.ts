@@ -1,0 +1,86 @@
+/** Sessions outlive the manager: after SIGKILL and a restart the same interpreter, terminal and app answer. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BerthClient } from '../../server/client/client';
+import { createTestDatabase } from '../helpers/berth';
+import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
+import { b64, connectStream, unb64 } from '../helpers/ws';
+import { killTree } from '../../server/agents/local/process-tree';
+
+let dataDir: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
+let env: Record<string, string>;
+let manager: ManagerProcess | null = null;
+let endpoint: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'berth-survive-'));
+  if (process.env.BERTH_TEST_DB === 'postgres') database = await createTestDatabase();
+  const [port, appPort] = [await freePort(), await freePort()];
+  endpoint = `http://127.0.0.1:${port}`;
+  env = { BERTH_DATA_DIR: dataDir, BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(port), BERTH_APP_PORT: String(appPort), BERTH_DATABASE_URL: database?.url ?? '' };
+});
+afterAll(async () => {
+  if (manager) {
+    const creds = JSON.parse(readFileSync(path.join(dataDir, 'admin-credentials.json'), 'utf8'));
+    const admin = new BerthClient({ endpoint, accessKey: creds.accessKey, secretKey: creds.secretKey });
+    await admin.call('PUT', '/manager/status', { body: { status: 'frozen', force_kill: true } }).catch(() => undefined);
+    admin.close();
+    await stopProcess(manager.child);
+  }
+  await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    }).on('error', reject);
+  });
+}
+
+describe('a manager killed with SIGKILL', () => {
+  it('finds its sessions alive on restart: interpreter state, terminal and Jupyter all answer', async () => {
+    manager = await startManagerProcess(env);
+    const creds = JSON.parse(readFileSync(path.join(dataDir, 'admin-credentials.json'), 'utf8'));
+    let admin = new BerthClient({ endpoint, accessKey: creds.accessKey, secretKey: creds.secretKey });
+    const kept = await admin.call('POST', '/session', { body: { name: 'keeps-going', image: 'python' } });
+    await admin.call('POST', '/session', { body: { name: 'dies-meanwhile', image: 'shell' } });
+    const doomedPid = Number((await admin.call('GET', '/session/dies-meanwhile')).containerId);
+    await admin.call('POST', '/session/keeps-going', { body: { mode: 'query', runId: null, code: 'remembered = "still here"' } });
+    const started = await admin.call('POST', '/session/keeps-going/start-service', { body: { app: 'jupyter' } });
+    const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${kept.sessionId}/add?app=jupyter`)).body);
+    const auth = await get(added.url);
+    const cookie = String(auth.headers['set-cookie']![0]).split(';')[0];
+    const appBase = auth.headers.location!;
+    expect((await get(`${appBase}api/status`, { Cookie: cookie })).status).toBe(200);
+    admin.close();
+
+    await stopProcess(manager.child, 'SIGKILL');
+    manager = null;
+    // While the manager is down, one sandbox dies with everything in it.
+    killTree(doomedPid);
+    // The app kept running without a manager; the proxy is down with it.
+    manager = await startManagerProcess(env);
+    admin = new BerthClient({ endpoint, accessKey: creds.accessKey, secretKey: creds.secretKey });
+
+    const same = await admin.call('POST', '/session/keeps-going', { body: { mode: 'query', runId: null, code: 'print(remembered)' } });
+    expect(same.result.console).toEqual([['stdout', 'still here\n']]);
+    const term = await connectStream(endpoint, creds, '/stream/session/keeps-going/pty');
+    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo typed-after-restart\n') }));
+    await term.next(() => term.frames.filter((f) => f.type === 'out').map((f) => unb64(f.data)).join('').includes('typed-after-restart'));
+    term.ws.close();
+    expect((await get(`${appBase}api/status`, { Cookie: cookie })).status).toBe(200);
+
+    const gone = await admin.call('GET', '/session/dies-meanwhile');
+    expect(gone).toMatchObject({ status: 'TERMINATED', statusInfo: 'container-not-found' });
+    expect((await admin.call('GET', '/session/keeps-going')).status).toBe('RUNNING');
+    admin.close();
+  }, 180_000);
+});
