@@ -11,7 +11,7 @@ import type { App } from '../app';
 import { Problem } from '../http/problem';
 import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
 import { RouteCache } from './route-cache';
-import { forwardedCookies, parseCookies } from './cookies';
+import { forwardedCookies, parseCookies } from '../http/cookies';
 
 const APP_PATH = /^\/app\/([a-f0-9]{24})(\/|$)/;
 

@@ -1,5 +1,5 @@
 /**
- * The dashboard listener: Next.js as a custom server (so WebSocket upgrades can be relayed later). The
+ * The dashboard listener: Next.js as a custom server, which also relays WebSocket upgrades (./stream-relay). The
  * backend-for-frontend route handlers reach the manager at BERTH_MANAGER_URL, set here for them, and seal the
  * next-auth session cookie with NEXTAUTH_SECRET, generated once per data directory unless the operator sets it.
  */
@@ -11,6 +11,7 @@ import path from 'node:path';
 import next from 'next';
 import type { App } from '../app';
 import { CLIENT_IP_HEADER } from './headers';
+import { createStreamRelay, STREAM_PREFIX } from './stream-relay';
 
 /** Reads `<dataDir>/web-secret`, creating it (mode 0600) on first start. */
 export function webSecret(dataDir: string): string {
@@ -53,6 +54,11 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
       app.log.error({ err }, 'dashboard request failed');
       if (!res.headersSent) res.writeHead(500).end();
     });
+  });
+  const relay = createStreamRelay(app, managerUrl);
+  server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').startsWith(STREAM_PREFIX)) void relay(req, socket, head);
+    else socket.destroy();
   });
   server.once('listening', () => {
     if (!publicUrlConfigured) assigned.url = process.env.NEXTAUTH_URL = listenerUrl(server, app.settings.host);

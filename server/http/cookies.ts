@@ -1,4 +1,4 @@
-/** Cookie handling at the app proxy: the apps' own cookies pass; Berth's and the dashboard's never do. */
+/** Cookie parsing, and what the app proxy forwards: the apps' own cookies pass; Berth's and the dashboard's never do. */
 const NEVER_FORWARDED = /^(berth_app_|next-auth\.|__Secure-next-auth\.|__Host-next-auth\.)/;
 
 export function parseCookies(header: string | undefined): Record<string, string> {
