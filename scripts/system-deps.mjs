@@ -3,10 +3,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 
 export const PACKAGES = {
-  // Running Berth: sandboxes for sessions (bubblewrap, util-linux's setpriv) and Python for kernels.
+  // Running Berth: sandboxes for sessions (bubblewrap; util-linux's setpriv is essential), Python for kernels,
+  // Jupyter for the python image's `jupyter` app, procps for the tools people expect in a terminal.
   run: [
     { pkg: 'bubblewrap', check: 'bwrap' },
-    { pkg: 'python3', check: 'python3' },
+    { pkg: 'python3', check: '/usr/bin/python3' },
+    { pkg: 'jupyter-notebook', check: '/usr/bin/jupyter-notebook' },
+    { pkg: 'python3-ipykernel', check: '/usr/lib/python3/dist-packages/ipykernel' },
+    { pkg: 'procps', check: 'pkill' },
   ],
   // The test command: a real PostgreSQL server and a real browser.
   test: [
