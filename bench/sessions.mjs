@@ -64,7 +64,7 @@ async function schedulerPass() {
   const pending = Array.from({ length: 10_000 }, (_, i) => ({
     id: `s${i}`, accessKey: `ak${i % 500}`, groupId: 'g', domainName: 'default', scalingGroup: 'default', priority: 10, createdAt: i,
     perKernel: { cpu: 1 + (i % 4), mem: (1 + (i % 8)) * 2 ** 30 }, kernelCount: 1 + (i % 3 === 0 ? 1 : 0), singleNode: i % 2 === 0,
-    agentList: null, unmetDependencies: 0, startsAt: null,
+    agentList: null, countsForConcurrency: true, unmetDependencies: 0, startsAt: null,
   }));
   const rows = [];
   for (const [selection, placement] of [['fifo', 'dispersed'], ['drf', 'concentrated'], ['lifo', 'roundrobin']]) {

@@ -251,7 +251,8 @@ export async function importImage(app: App, caller: Principal, request: ImportRe
   const created = await createSession(app, caller, {
     name,
     image: source.name,
-    type: 'batch',
+    // Internal: the kernel concurrency limit does not apply to it (spec, Image import).
+    type: 'system',
     group: request.launchOptions.group,
     clusterSize: 1,
     clusterMode: 'single-node',

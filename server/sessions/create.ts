@@ -22,7 +22,8 @@ export interface CreateSessionInput {
   name: string;
   image: string;
   arch?: string;
-  type: 'interactive' | 'batch' | 'inference';
+  /** `system` is internal (image import): never accepted from clients, exempt from the concurrency limit. */
+  type: 'interactive' | 'batch' | 'inference' | 'system';
   group: string;
   domain?: string;
   clusterSize: number;
@@ -197,7 +198,7 @@ interface Prepared {
 
 async function validate(app: App, caller: Principal, owner: Principal, input: CreateSessionInput, image: Image): Promise<Prepared> {
   if (input.domain && input.domain !== owner.domainName) throw badRequest(`The owner does not belong to domain "${input.domain}".`, { domain: 'mismatch' });
-  if (input.type === 'batch' && !input.startupCommand?.trim()) throw badRequest('A batch session needs a startupCommand.', { startupCommand: 'required for batch sessions' });
+  if ((input.type === 'batch' || input.type === 'system') && !input.startupCommand?.trim()) throw badRequest('A batch session needs a startupCommand.', { startupCommand: 'required for batch sessions' });
   if (input.startsAt && input.type !== 'batch') throw badRequest('starts_at is only for batch sessions.', { starts_at: 'batch only' });
   if (input.config.agent_list?.length && !isSuperadmin(caller)) throw new Problem('insufficient-privilege', 'Only superadmins may pin sessions to agents.');
   if (input.config.mounts?.length) throw new Problem('invalid-api-params', `No such virtual folder: ${input.config.mounts[0]}`, { mounts: 'unknown folder' });

@@ -36,7 +36,7 @@ export async function launchSession(app: App, sessionId: string): Promise<void> 
     for (const kernel of kernels) await app.agents.get(kernel.agent_id ?? '')?.destroyKernel(kernel.id).catch(() => undefined);
     return;
   }
-  if (running.session_type === 'batch') void runBatch(app, running);
+  if (running.session_type === 'batch' || running.session_type === 'system') void runBatch(app, running);
 }
 
 async function startKernel(app: App, session: Session, kernel: Kernel, peers: Kernel[], image: Parameters<typeof buildKernelSpec>[4]): Promise<void> {

@@ -121,6 +121,7 @@ export class SessionScheduler {
         kernelCount: s.cluster_size,
         singleNode: s.cluster_mode !== 'multi-node',
         agentList: s.agent_list,
+        countsForConcurrency: s.session_type !== 'system',
         unmetDependencies: unmet.get(s.id) ?? 0,
         startsAt: s.starts_at ? s.starts_at.getTime() : null,
       };
@@ -195,7 +196,7 @@ async function loadLimits(trx: Db, pending: { access_key: string; group_id: stri
   const domainNames = [...new Set(pending.map((p) => p.domain_name))];
   const live = await trx
     .selectFrom('sessions')
-    .select(['access_key', 'group_id', 'domain_name', 'occupying_slots'])
+    .select(['access_key', 'group_id', 'domain_name', 'occupying_slots', 'session_type'])
     .where('status', 'in', [...COUNTING_QUOTA])
     .where((eb) => eb.or([eb('access_key', 'in', keys), eb('group_id', 'in', groupIds), eb('domain_name', 'in', domainNames)]))
     .execute();
@@ -221,7 +222,7 @@ async function loadLimits(trx: Db, pending: { access_key: string; group_id: stri
     const keypair = keypairs.get(row.access_key);
     if (keypair) {
       addAmounts(keypair.using, slots);
-      keypair.sessions! += 1;
+      if (row.session_type !== 'system') keypair.sessions! += 1;
     }
     const group = groups.get(row.group_id);
     if (group) addAmounts(group.using, slots);

@@ -24,6 +24,8 @@ export interface PendingSession {
   singleNode: boolean;
   /** Agents the session is restricted to (superadmin's agent_list), if any. */
   agentList: string[] | null;
+  /** False for internal sessions (image import), which the concurrency limit does not apply to. */
+  countsForConcurrency: boolean;
   /** Dependencies not yet finished successfully. */
   unmetDependencies: number;
   startsAt: number | null;
@@ -84,10 +86,10 @@ function withinLimit(scope: ScopeLimit | undefined, wanted: Amounts): boolean {
   return true;
 }
 
-function charge(scope: ScopeLimit | undefined, wanted: Amounts): void {
+function charge(scope: ScopeLimit | undefined, wanted: Amounts, countsForConcurrency = true): void {
   if (!scope) return;
   for (const [slot, amount] of Object.entries(wanted)) scope.using[slot] = (scope.using[slot] ?? 0) + amount;
-  if (scope.sessions !== undefined) scope.sessions += 1;
+  if (scope.sessions !== undefined && countsForConcurrency) scope.sessions += 1;
 }
 
 function fits(wanted: Amounts, free: Amounts): boolean {
@@ -173,7 +175,7 @@ export function schedule(input: ScheduleInput): ScheduleResult {
       continue;
     }
     const keypair = input.keypairs.get(session.accessKey);
-    if (keypair?.maxSessions !== undefined && keypair.maxSessions > 0 && (keypair.sessions ?? 0) >= keypair.maxSessions) {
+    if (session.countsForConcurrency && keypair?.maxSessions !== undefined && keypair.maxSessions > 0 && (keypair.sessions ?? 0) >= keypair.maxSessions) {
       waiting.set(session.id, 'keypair concurrency limit reached');
       continue;
     }
@@ -214,7 +216,7 @@ export function schedule(input: ScheduleInput): ScheduleResult {
       continue;
     }
     for (const agent of chosen) take(agent.free, session.perKernel);
-    charge(keypair, total);
+    charge(keypair, total, session.countsForConcurrency);
     charge(group, total);
     charge(domain, total);
     assigned.set(session.id, chosen.map((a) => a.id));
