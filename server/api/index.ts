@@ -15,8 +15,9 @@ import { streamRoutes } from './stream';
 import { templateRoutes } from './template';
 import { openApiRoutes } from './openapi';
 import { userConfigRoutes } from './user-config';
+import { folderRoutes } from './folders';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes, folderRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

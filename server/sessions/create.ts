@@ -9,9 +9,10 @@ import type { Principal } from '../auth/principal';
 import { isSuperadmin } from '../auth/principal';
 import { actingAs } from '../auth/delegation';
 import { json } from '../db';
-import type { Image, Session } from '../db/schema';
+import type { Image, Session, SessionMount } from '../db/schema';
 import { Problem, badRequest } from '../http/problem';
 import { resolveImage } from '../images/catalog';
+import { resolveSessionMounts } from '../storage/session-mounts';
 import { activeSlots, formatAmount, parseAmount, toAmounts, type Amounts } from '../resources/slots';
 import { parseDuration } from '../util/duration';
 import { findSession } from './access';
@@ -32,6 +33,8 @@ export interface CreateSessionInput {
     resources?: Record<string, unknown>;
     environ?: Record<string, string>;
     mounts?: string[];
+    mount_map?: Record<string, string>;
+    mount_options?: Record<string, unknown>;
     scaling_group?: string;
     resource_opts?: Record<string, unknown>;
     agent_list?: string[];
@@ -113,7 +116,7 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
           occupying_slots: json({}),
           environ: json(input.config.environ ?? {}),
           resource_opts: json(input.config.resource_opts ?? {}),
-          mounts: json([]),
+          mounts: json(prepared.mounts),
           agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
           startup_command: input.startupCommand ?? null,
           bootstrap_script: input.bootstrapScript ?? null,
@@ -194,6 +197,7 @@ interface Prepared {
   sessionSlots: Amounts;
   startsAt: Date | null;
   dependencies: string[];
+  mounts: SessionMount[];
 }
 
 async function validate(app: App, caller: Principal, owner: Principal, input: CreateSessionInput, image: Image): Promise<Prepared> {
@@ -201,7 +205,7 @@ async function validate(app: App, caller: Principal, owner: Principal, input: Cr
   if ((input.type === 'batch' || input.type === 'system') && !input.startupCommand?.trim()) throw badRequest('A batch session needs a startupCommand.', { startupCommand: 'required for batch sessions' });
   if (input.startsAt && input.type !== 'batch') throw badRequest('starts_at is only for batch sessions.', { starts_at: 'batch only' });
   if (input.config.agent_list?.length && !isSuperadmin(caller)) throw new Problem('insufficient-privilege', 'Only superadmins may pin sessions to agents.');
-  if (input.config.mounts?.length) throw new Problem('invalid-api-params', `No such virtual folder: ${input.config.mounts[0]}`, { mounts: 'unknown folder' });
+  const mounts = await resolveSessionMounts(app, owner, input.config);
 
   const group = await app.db
     .selectFrom('groups')
@@ -253,7 +257,7 @@ async function validate(app: App, caller: Principal, owner: Principal, input: Cr
       throw badRequest(`No such session to depend on: ${reference}`, { dependencies: 'unknown session' });
     }
   }
-  return { groupId: group.id, scalingGroup, sessionSlots, startsAt, dependencies };
+  return { groupId: group.id, scalingGroup, sessionSlots, startsAt, dependencies, mounts };
 }
 
 /** Slots of one kernel: the request over the image's minimum, every amount positive and known. */

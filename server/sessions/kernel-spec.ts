@@ -3,6 +3,7 @@ import type { App } from '../app';
 import type { KernelFile, KernelSpec, Runtime } from '../agents/agent';
 import type { Dotfile, Image, Kernel, Session } from '../db/schema';
 import { toAmounts } from '../resources/slots';
+import { kernelMountsFor } from '../storage/session-mounts';
 import { lookupPath } from '../userconfig/validation';
 
 const MAX_PIDS = 4096;
@@ -38,7 +39,7 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
     hosts: Object.fromEntries(hostnames.map((h) => [h, '127.0.0.1'])),
     environ,
     limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS },
-    mounts: [],
+    mounts: await kernelMountsFor(app, session),
     files: await dotfilesFor(app, session),
     bootstrapScript: await bootstrapScriptFor(app, session),
     snapshotDir: image.snapshot_dir,

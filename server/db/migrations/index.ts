@@ -5,6 +5,7 @@ import * as m0002 from './0002_cluster';
 import * as m0003 from './0003_config_and_logs';
 import * as m0004 from './0004_sessions';
 import * as m0005 from './0005_agent_heartbeats';
+import * as m0006 from './0006_vfolders';
 import * as m0007 from './0007_app_routes';
 
 export const migrations: Record<string, Migration> = {
@@ -13,5 +14,6 @@ export const migrations: Record<string, Migration> = {
   '0003_config_and_logs': m0003,
   '0004_sessions': m0004,
   '0005_agent_heartbeats': m0005,
+  '0006_vfolders': m0006,
   '0007_app_routes': m0007,
 };

@@ -1,0 +1,34 @@
+/** Projects (groups) as folder owners: lookup by uuid or name, and who administers them. */
+import type { App } from '../app';
+import { badRequest } from '../http/problem';
+import type { Viewer } from './access';
+import { toUuid } from './ids';
+
+export interface ProjectRef {
+  id: string;
+  name: string;
+  domain_name: string;
+  resource_policy: string;
+}
+
+/**
+ * A project by uuid (any domain) or by name (the viewer's domain), active only; 400 when there is none. A caller
+ * who neither belongs to it nor administers it is told the same.
+ */
+export async function resolveProject(app: App, viewer: Viewer, reference: string, field = 'group'): Promise<ProjectRef> {
+  const id = toUuid(reference);
+  let query = app.db.selectFrom('groups').select(['id', 'name', 'domain_name', 'resource_policy']).where('is_active', '=', true);
+  query = id ? query.where('id', '=', id) : query.where('name', '=', reference).where('domain_name', '=', viewer.domainName);
+  const project = await query.executeTakeFirst();
+  if (project && (administers(viewer, project.domain_name) || (await isMember(app, viewer.userId, project.id)))) return project;
+  throw badRequest(`No such project: ${reference}`, { [field]: 'unknown project' });
+}
+
+export function administers(viewer: Viewer, domainName: string): boolean {
+  return viewer.role === 'superadmin' || ((viewer.isAdmin || viewer.role === 'admin') && viewer.domainName === domainName);
+}
+
+export async function isMember(app: App, userId: string, projectId: string): Promise<boolean> {
+  const row = await app.db.selectFrom('association_groups_users').select('user_id').where('group_id', '=', projectId).where('user_id', '=', userId).executeTakeFirst();
+  return Boolean(row);
+}
