@@ -1,7 +1,7 @@
 /** The drawer's entries: one per page that exists. Areas add their page here when they land. */
 import type { ComponentType } from 'react';
 import type { SvgIconProps } from '@mui/material/SvgIcon';
-import { DashboardIcon } from './icons';
+import { AdminIcon, DashboardIcon, SettingsIcon, TerminalIcon } from './icons';
 
 export interface NavItem {
   href: string;
@@ -11,7 +11,12 @@ export interface NavItem {
   roles?: string[];
 }
 
-export const NAV_ITEMS: NavItem[] = [{ href: '/', label: 'Summary', icon: DashboardIcon }];
+export const NAV_ITEMS: NavItem[] = [
+  { href: '/', label: 'Summary', icon: DashboardIcon },
+  { href: '/sessions', label: 'Sessions', icon: TerminalIcon },
+  { href: '/settings', label: 'Settings', icon: SettingsIcon },
+  { href: '/admin', label: 'Administration', icon: AdminIcon, roles: ['admin', 'superadmin'] },
+];
 
 export function navItemsFor(role: string): NavItem[] {
   return NAV_ITEMS.filter((item) => !item.roles || item.roles.includes(role));

@@ -16,6 +16,8 @@ import { presetResolvers, presetTypeDefs } from './presets';
 import { scalingGroupResolvers, scalingGroupTypeDefs } from './scaling-groups';
 import { agentResolvers, agentTypeDefs } from './agents';
 import { containerRegistryResolvers, containerRegistryTypeDefs } from './container-registries';
+import { imageResolvers, imageTypeDefs } from './images';
+import { sessionResolvers, sessionTypeDefs } from './sessions';
 
 /** The roots; each family extends them. */
 const rootTypeDefs = /* GraphQL */ `
@@ -33,6 +35,8 @@ const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: scalingGroupTypeDefs, resolvers: scalingGroupResolvers },
   { typeDefs: agentTypeDefs, resolvers: agentResolvers },
   { typeDefs: containerRegistryTypeDefs, resolvers: containerRegistryResolvers },
+  { typeDefs: imageTypeDefs, resolvers: imageResolvers },
+  { typeDefs: sessionTypeDefs, resolvers: sessionResolvers },
 ];
 
 export const FROZEN_MESSAGE = 'server-frozen: the manager is frozen for maintenance; mutations are refused until it runs again.';

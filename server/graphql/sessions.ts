@@ -1,0 +1,382 @@
+/**
+ * Compute sessions and their containers (kernels), with Backend.AI's field names: compute_session(_list),
+ * compute_container(_list) and modify_compute_session. Visibility is the REST rule (server/auth/delegation
+ * canSee): one's own sessions (by access key), a domain admin's domain, everything for superadmins. A session
+ * the caller may not see reads as null, exactly like one that does not exist.
+ */
+import type { SelectQueryBuilder } from 'kysely';
+import { canSee } from '../auth/delegation';
+import { isAdmin, isSuperadmin } from '../auth/principal';
+import type { Kernel, Session } from '../db/schema';
+import { Problem } from '../http/problem';
+import { renameSession } from '../sessions/rename';
+import { SESSION_STATUSES } from '../sessions/states';
+import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+import { canonicalUuid } from './scalars';
+
+const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: UUID, domain_name: String';
+
+export const sessionTypeDefs = /* GraphQL */ `
+  type ComputeContainer {
+    id: UUID
+    "The session's id."
+    session_id: UUID
+    "The cluster index (1-based)."
+    idx: Int
+    role: String
+    hostname: String
+    cluster_idx: Int
+    cluster_role: String
+    cluster_hostname: String
+    local_rank: Int
+    image: String
+    architecture: String
+    registry: String
+    status: String
+    status_changed: DateTime
+    status_info: String
+    status_data: JSONString
+    status_history: JSONString
+    created_at: DateTime
+    terminated_at: DateTime
+    starts_at: DateTime
+    scaling_group: String
+    "The agent's id."
+    agent: String
+    agent_id: String
+    container_id: String
+    occupied_slots: JSONString
+    resource_opts: JSONString
+    service_ports: JSONString
+    exit_code: Int
+    last_stat: JSONString
+    live_stat: JSONString
+    commit_status: String
+  }
+
+  type ComputeContainerList {
+    items: [ComputeContainer]!
+    total_count: Int!
+  }
+
+  type ComputeSession {
+    id: UUID
+    "The same as id (Backend.AI keeps both)."
+    session_id: UUID
+    name: String
+    "interactive, batch or inference."
+    type: String
+    tag: String
+    priority: Int
+    image: String
+    architecture: String
+    registry: String
+    cluster_mode: String
+    cluster_size: Int
+    domain_name: String
+    group_id: UUID
+    group_name: String
+    user_id: UUID
+    user_email: String
+    full_name: String
+    "The owner's access key."
+    access_key: String
+    scaling_group: String
+    status: String
+    status_info: String
+    status_data: JSONString
+    "Each status entered, mapped to the ISO time it was entered."
+    status_history: JSONString
+    status_changed: DateTime
+    created_at: DateTime
+    terminated_at: DateTime
+    starts_at: DateTime
+    "undefined, success or failure."
+    result: String
+    startup_command: String
+    callback_url: String
+    occupied_slots: JSONString
+    occupying_slots: JSONString
+    requested_slots: JSONString
+    resource_opts: JSONString
+    environ: JSONString
+    service_ports: JSONString
+    "Names of the mounted folders."
+    mounts: [String]
+    vfolder_mounts: JSONString
+    num_queries: BigInt
+    agent_ids: [String]
+    main_kernel_id: UUID
+    commit_status: String
+    containers: [ComputeContainer]
+    dependencies: [ComputeSession]
+  }
+
+  type ComputeSessionList {
+    items: [ComputeSession]!
+    total_count: Int!
+  }
+
+  input ModifyComputeSessionInput {
+    "A new name; only a RUNNING session can be renamed (as POST /session/{name}/rename)."
+    name: String
+    "0 to 100; the scheduler serves higher priorities first."
+    priority: Int
+  }
+
+  type ModifyComputeSession { ok: Boolean, msg: String, compute_session: ComputeSession }
+
+  extend type Query {
+    compute_session(id: UUID!): ComputeSession
+    "status: one status or several separated by commas, e.g. RUNNING,RESTARTING."
+    compute_session_list(${LIST_ARGS_SDL}, ${SESSION_FILTER_ARGS}): ComputeSessionList
+    compute_container(id: UUID!): ComputeContainer
+    compute_container_list(${LIST_ARGS_SDL}, session_id: ID!, role: String): ComputeContainerList
+  }
+
+  extend type Mutation {
+    modify_compute_session(id: UUID!, props: ModifyComputeSessionInput!): ModifyComputeSession
+  }
+`;
+
+const SESSION_FIELDS: FieldMap = {
+  id: { column: 's.id', type: 'uuid' },
+  session_id: { column: 's.id', type: 'uuid' },
+  name: { column: 's.name', type: 'string' },
+  type: { column: 's.session_type', type: 'string' },
+  tag: { column: 's.tag', type: 'string' },
+  priority: { column: 's.priority', type: 'number' },
+  image: { column: 's.image', type: 'string' },
+  architecture: { column: 's.architecture', type: 'string' },
+  cluster_mode: { column: 's.cluster_mode', type: 'string' },
+  cluster_size: { column: 's.cluster_size', type: 'number' },
+  domain_name: { column: 's.domain_name', type: 'string' },
+  group_id: { column: 's.group_id', type: 'uuid' },
+  group_name: { column: 'g.name', type: 'string' },
+  user_id: { column: 's.user_uuid', type: 'uuid' },
+  user_email: { column: 'u.email', type: 'string' },
+  full_name: { column: 'u.full_name', type: 'string' },
+  access_key: { column: 's.access_key', type: 'string' },
+  scaling_group: { column: 's.scaling_group_name', type: 'string' },
+  status: { column: 's.status', type: 'string' },
+  status_info: { column: 's.status_info', type: 'string' },
+  status_changed: { column: 's.status_changed', type: 'datetime' },
+  result: { column: 's.result', type: 'string' },
+  num_queries: { column: 's.num_queries', type: 'number' },
+  created_at: { column: 's.created_at', type: 'datetime' },
+  terminated_at: { column: 's.terminated_at', type: 'datetime' },
+  starts_at: { column: 's.starts_at', type: 'datetime' },
+};
+
+const CONTAINER_FIELDS: FieldMap = {
+  id: { column: 'k.id', type: 'uuid' },
+  role: { column: 'k.cluster_role', type: 'string' },
+  cluster_role: { column: 'k.cluster_role', type: 'string' },
+  idx: { column: 'k.cluster_idx', type: 'number' },
+  cluster_idx: { column: 'k.cluster_idx', type: 'number' },
+  hostname: { column: 'k.cluster_hostname', type: 'string' },
+  cluster_hostname: { column: 'k.cluster_hostname', type: 'string' },
+  agent: { column: 'k.agent_id', type: 'string' },
+  agent_id: { column: 'k.agent_id', type: 'string' },
+  status: { column: 'k.status', type: 'string' },
+  status_info: { column: 'k.status_info', type: 'string' },
+  status_changed: { column: 'k.status_changed', type: 'datetime' },
+  created_at: { column: 'k.created_at', type: 'datetime' },
+  terminated_at: { column: 'k.terminated_at', type: 'datetime' },
+};
+
+/** A session row with the owner's email and name and the project's name. */
+type SessionRow = Session & { user_email: string | null; full_name: string | null; group_name: string | null };
+/** A kernel row with the fields it shares with its session. */
+type ContainerRow = Kernel & {
+  image: string;
+  architecture: string;
+  scaling_group_name: string;
+  starts_at: Date | null;
+  resource_opts: Record<string, unknown>;
+  access_key: string;
+  domain_name: string;
+};
+
+function sessionsFrom(ctx: GqlContext) {
+  return dbOf(ctx)
+    .selectFrom('sessions as s')
+    .leftJoin('users as u', 'u.uuid', 's.user_uuid')
+    .leftJoin('groups as g', 'g.id', 's.group_id');
+}
+
+function selectSession(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, SessionRow> {
+  return qb.selectAll('s').select(['u.email as user_email', 'u.full_name as full_name', 'g.name as group_name']);
+}
+
+function sees(ctx: GqlContext, row: { access_key: string; domain_name: string }): boolean {
+  return canSee(ctx.principal, { accessKey: row.access_key, domainName: row.domain_name });
+}
+
+/** Statuses from "A,B, C" (case-insensitive); an unknown status is refused. */
+function parseStatuses(text: string): string[] {
+  const statuses = text
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
+  for (const status of statuses) {
+    if (!(SESSION_STATUSES as readonly string[]).includes(status)) throw invalid(`status: unknown session status ${status}; known: ${SESSION_STATUSES.join(', ')}.`);
+  }
+  return statuses;
+}
+
+interface SessionFilterArgs {
+  status?: string | null;
+  access_key?: string | null;
+  group_id?: string | null;
+  domain_name?: string | null;
+}
+
+function scopedSessions(ctx: GqlContext, args: SessionFilterArgs) {
+  const p = ctx.principal;
+  // The visibility rule of canSee, as a query condition.
+  let q = sessionsFrom(ctx);
+  if (isAdmin(p) && !isSuperadmin(p)) q = q.where((eb) => eb.or([eb('s.domain_name', '=', p.domainName), eb('s.access_key', '=', p.accessKey)]));
+  else if (!isAdmin(p)) q = q.where('s.access_key', '=', p.accessKey);
+  if (args.domain_name) {
+    if (isAdmin(p)) adminDomainScope(ctx, args.domain_name);
+    else if (args.domain_name !== p.domainName) throw new Problem('generic-forbidden', 'You may list only your own sessions.');
+    q = q.where('s.domain_name', '=', args.domain_name);
+  }
+  if (args.access_key) {
+    if (!isAdmin(p) && args.access_key !== p.accessKey) throw new Problem('generic-forbidden', 'You may list only your own sessions.');
+    q = q.where('s.access_key', '=', args.access_key);
+  }
+  if (args.group_id) q = q.where('s.group_id', '=', args.group_id);
+  if (args.status) {
+    const statuses = parseStatuses(args.status);
+    if (statuses.length) q = q.where('s.status', 'in', statuses);
+  }
+  return q;
+}
+
+async function loadSession(ctx: GqlContext, id: string): Promise<SessionRow | undefined> {
+  const row = await selectSession(sessionsFrom(ctx)).where('s.id', '=', id).executeTakeFirst();
+  return row && sees(ctx, row) ? row : undefined;
+}
+
+function containersFrom(ctx: GqlContext) {
+  return dbOf(ctx).selectFrom('kernels as k').innerJoin('sessions as s', 's.id', 'k.session_id');
+}
+
+function selectContainer(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, ContainerRow> {
+  return qb
+    .selectAll('k')
+    .select(['s.image', 's.architecture', 's.scaling_group_name', 's.starts_at', 's.resource_opts', 's.access_key', 's.domain_name']);
+}
+
+const registryOf = (image: string) => (image.includes('/') ? image.split('/')[0] : 'local');
+
+/** The kernels of the sessions being resolved, loaded together. */
+function kernelsOf(ctx: GqlContext, sessionId: string): Promise<ContainerRow[]> {
+  const load = loader<string, ContainerRow[]>(ctx, 'session.kernels', async (ids) => {
+    const rows = await selectContainer(containersFrom(ctx)).where('k.session_id', 'in', ids).orderBy('k.cluster_idx').orderBy('k.id').execute();
+    return groupBy(rows, (r) => r.session_id);
+  });
+  return load.load(sessionId).then((rows) => rows ?? []);
+}
+
+/** The live statistics of a kernel from its agent, in the REST `lastStat` form; null when it is not running. */
+function liveStat(ctx: GqlContext, kernel: ContainerRow): Record<string, unknown> | null {
+  const agent = kernel.agent_id ? ctx.app.agents.get(kernel.agent_id) : undefined;
+  if (!agent || !agent.isAlive(kernel.id)) return null;
+  const stats = agent.stats(kernel.id);
+  return {
+    mem: { current: stats.memoryBytes === null ? null : String(stats.memoryBytes), unit_hint: 'bytes' },
+    cpu_used: { current: stats.cpuUsedMs === null ? null : String(Math.round(stats.cpuUsedMs)), unit_hint: 'msec' },
+  };
+}
+
+interface ModifyProps {
+  name?: string | null;
+  priority?: number | null;
+}
+
+export const sessionResolvers: ResolverMap = {
+  Query: {
+    compute_session: async (_root, args: { id: string }, ctx) => (await loadSession(ctx, args.id)) ?? null,
+    compute_session_list: (_root, args: SessionFilterArgs & ListArgs, ctx) =>
+      runList(scopedSessions(ctx, args), args, SESSION_FIELDS, 's.id', selectSession),
+    compute_container: async (_root, args: { id: string }, ctx) => {
+      const row = await selectContainer(containersFrom(ctx)).where('k.id', '=', args.id).executeTakeFirst();
+      return row && sees(ctx, row) ? row : null;
+    },
+    compute_container_list: async (_root, args: ListArgs & { session_id: string; role?: string | null }, ctx) => {
+      const id = canonicalUuid(args.session_id);
+      if (!id) throw invalid('session_id must be a session UUID.');
+      const session = await loadSession(ctx, id);
+      if (!session) throw notFound('session');
+      let q = containersFrom(ctx).where('k.session_id', '=', id);
+      if (args.role) q = q.where('k.cluster_role', '=', args.role);
+      return runList(q, args, CONTAINER_FIELDS, 'k.cluster_idx', selectContainer);
+    },
+  },
+  ComputeSession: {
+    session_id: (s: SessionRow) => s.id,
+    type: (s: SessionRow) => s.session_type,
+    registry: (s: SessionRow) => registryOf(s.image),
+    user_id: (s: SessionRow) => s.user_uuid,
+    scaling_group: (s: SessionRow) => s.scaling_group_name,
+    status_info: (s: SessionRow) => s.status_info ?? '',
+    occupied_slots: (s: SessionRow) => s.occupying_slots,
+    mounts: (s: SessionRow) => s.mounts.map((m) => m.name),
+    vfolder_mounts: (s: SessionRow) => s.mounts.map((m) => ({ vfid: m.id, name: m.name, kernel_path: m.kernelPath, mount_perm: m.permission })),
+    agent_ids: async (s: SessionRow, _args, ctx: GqlContext) => [...new Set((await kernelsOf(ctx, s.id)).map((k) => k.agent_id).filter((a): a is string => Boolean(a)))],
+    main_kernel_id: async (s: SessionRow, _args, ctx: GqlContext) => (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main')?.id ?? null,
+    service_ports: async (s: SessionRow, _args, ctx: GqlContext) => {
+      const main = (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main');
+      return (main?.service_ports ?? []).map(({ name, protocol, ports, url_template, allowed_arguments, allowed_envs }) => ({
+        name, protocol, container_ports: ports, url_template: url_template ?? null, allowed_arguments: allowed_arguments ?? null, allowed_envs: allowed_envs ?? null,
+      }));
+    },
+    commit_status: async (s: SessionRow, _args, ctx: GqlContext) => {
+      const main = (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main');
+      return main ? (main.commit_status === 'ongoing' ? 'ongoing' : 'ready') : null;
+    },
+    containers: (s: SessionRow, _args, ctx: GqlContext) => kernelsOf(ctx, s.id),
+    dependencies: async (s: SessionRow, _args, ctx: GqlContext) => {
+      const rows = await selectSession(sessionsFrom(ctx))
+        .innerJoin('session_dependencies as d', 'd.depends_on', 's.id')
+        .where('d.session_id', '=', s.id)
+        .orderBy('s.created_at')
+        .execute();
+      return rows.filter((row) => sees(ctx, row));
+    },
+  },
+  ComputeContainer: {
+    idx: (k: ContainerRow) => k.cluster_idx,
+    role: (k: ContainerRow) => k.cluster_role,
+    hostname: (k: ContainerRow) => k.cluster_hostname,
+    local_rank: (k: ContainerRow) => k.cluster_idx - 1,
+    registry: (k: ContainerRow) => registryOf(k.image),
+    status_info: (k: ContainerRow) => k.status_info ?? '',
+    scaling_group: (k: ContainerRow) => k.scaling_group_name,
+    agent: (k: ContainerRow) => k.agent_id,
+    service_ports: (k: ContainerRow) => k.service_ports.map(({ name, protocol, ports }) => ({ name, protocol, container_ports: ports })),
+    live_stat: (k: ContainerRow, _args, ctx: GqlContext) => liveStat(ctx, k),
+  },
+  Mutation: {
+    modify_compute_session: mutation(async (args: { id: string; props: ModifyProps }, ctx) => {
+      const row = await loadSession(ctx, args.id);
+      if (!row) throw notFound('session');
+      const props = given(args.props);
+      if (props.priority !== undefined && props.priority !== null) {
+        if (!Number.isInteger(props.priority) || props.priority < 0 || props.priority > 100) throw invalid('priority must be an integer from 0 to 100.');
+      }
+      if (props.name !== undefined && props.name !== null && props.name !== row.name) {
+        await renameSession(ctx.app, row, props.name);
+      }
+      if (props.priority !== undefined && props.priority !== null) {
+        await dbOf(ctx).updateTable('sessions').set({ priority: props.priority }).where('id', '=', row.id).execute();
+        ctx.app.triggerScheduler();
+      }
+      return { compute_session: await loadSession(ctx, row.id) };
+    }),
+  },
+};
