@@ -109,3 +109,12 @@ describe('GET /stream/session/{name}/execute', () => {
     expect(result.result.console).toEqual([['stdout', 'free\n']]);
   });
 });
+
+describe('the sandbox user', () => {
+  it('is named work in the terminal, with /home/work as its home', async () => {
+    const term = await connectStream(t.url, alice, `/stream/session/${name}/pty`);
+    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "me=$(whoami) home=$HOME"\n') }));
+    await term.next(() => output(term.frames).includes('me=work home=/home/work'));
+    term.ws.close();
+  });
+});

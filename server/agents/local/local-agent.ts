@@ -93,6 +93,7 @@ export class LocalAgent implements Agent {
     const hostLines = ['127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback', `127.0.1.1\t${spec.hostname}`];
     for (const [name, address] of Object.entries(spec.hosts)) if (name !== spec.hostname) hostLines.push(`${address}\t${name}`);
     writeFileSync(hostsFile, hostLines.join('\n') + '\n', { mode: 0o644 });
+    const etcFiles = [{ hostPath: hostsFile, sandboxPath: '/etc/hosts' }, ...this.accountFiles(spec.kernelId)];
 
     const cgroup = new KernelCgroup(spec.kernelId);
     const cgroupProcs = cgroup.create(spec.limits);
@@ -103,7 +104,7 @@ export class LocalAgent implements Agent {
       runnerPath: this.options.runnerPath,
       runtime: spec.runtime,
       hostname: spec.hostname,
-      hostsFile,
+      etcFiles,
       environ: spec.environ,
       mounts: spec.mounts,
       cgroupProcs,
@@ -124,6 +125,22 @@ export class LocalAgent implements Agent {
       throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? `\n${tail}` : ''}`);
     }
     return { kernelId: spec.kernelId, pid: record.pid, scratchDir: scratch };
+  }
+
+  /** The kernel's uid named `work` in /etc/passwd and /etc/group, so shells and tools know who they are. */
+  private accountFiles(kernelId: string): { hostPath: string; sandboxPath: string }[] {
+    if (this.uid === null) return [];
+    const uid = this.uid;
+    const files = [
+      { name: 'passwd', line: `work:x:${uid}:${uid}:Berth session:/home/work:/bin/bash` },
+      { name: 'group', line: `work:x:${uid}:` },
+    ];
+    return files.map(({ name, line }) => {
+      const hostPath = path.join(this.kernelDir(kernelId), name);
+      const base = readFileSync(`/etc/${name}`, 'utf8').split('\n').filter((l) => l && !l.startsWith('work:') && !l.includes(`:${uid}:`));
+      writeFileSync(hostPath, [...base, line].join('\n') + '\n', { mode: 0o644 });
+      return { hostPath, sandboxPath: `/etc/${name}` };
+    });
   }
 
   private waitReady(child: ChildProcess, record: KernelRecord, timeoutMs: number): Promise<void> {

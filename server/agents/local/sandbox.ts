@@ -19,8 +19,8 @@ export interface SandboxCommand {
   runnerPath: string;
   runtime: string;
   hostname: string;
-  /** A generated hosts file bound over /etc/hosts (cluster peers), or null. */
-  hostsFile: string | null;
+  /** Generated files bound read-only over the host's (/etc/hosts with the cluster peers, /etc/passwd with `work`). */
+  etcFiles: { hostPath: string; sandboxPath: string }[];
   environ: Record<string, string>;
   mounts: KernelMount[];
   /** cgroup.procs files the launcher writes its pid into before exec. */
@@ -57,7 +57,7 @@ export function sandboxArgv(cmd: SandboxCommand): { file: string; args: string[]
     '--symlink', 'usr/lib', '/lib',
     '--symlink', 'usr/lib64', '/lib64',
     '--ro-bind', '/etc', '/etc',
-    ...(cmd.hostsFile ? ['--ro-bind', cmd.hostsFile, '/etc/hosts'] : []),
+    ...cmd.etcFiles.flatMap((f) => ['--ro-bind', f.hostPath, f.sandboxPath]),
     '--tmpfs', '/tmp',
     '--proc', '/proc',
     '--dev', '/dev',
