@@ -5,6 +5,7 @@ import type { App } from './app';
 import { allRoutes } from './api';
 import { createRequestHandler } from './http/pipeline';
 import { createUpgradeHandler } from './http/websocket';
+import { STORAGE_PREFIX, createStorageTransferHandler } from './storage/transfers/handler';
 
 export interface Listening {
   server: http.Server;
@@ -15,8 +16,11 @@ export interface Listening {
 export function createManagerServer(app: App): http.Server {
   const routes = allRoutes();
   const handler = createRequestHandler(app, routes);
+  const storage = createStorageTransferHandler(app);
   const server = http.createServer({ keepAlive: true, requestTimeout: 0 }, (req, res) => {
-    handler(req, res).catch((err) => {
+    // Storage transfers stream their bodies and are authorized by their token: outside the signed pipeline.
+    const serve = req.url?.startsWith(STORAGE_PREFIX) ? storage : handler;
+    serve(req, res).catch((err) => {
       app.log.error({ err }, 'unhandled request error');
       if (!res.headersSent) res.writeHead(500).end();
     });

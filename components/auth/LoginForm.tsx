@@ -1,34 +1,39 @@
 'use client';
 /**
  * The sign-in form. next-auth posts the credentials to the dashboard's server, which asks the manager; a refusal
- * comes back as the manager's problem (title and detail), shown above the form.
+ * comes back as the manager's problem (title and detail), shown above the form. A password that expired through
+ * age (`password-expired`) switches to the form that sets a new one, then signs in with it.
  */
 import { useState, type FormEvent } from 'react';
+import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
-import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Card from '@mui/material/Card';
-import CardContent from '@mui/material/CardContent';
+import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import { AuthCard } from './AuthCard';
+import { PasswordExpiredForm } from './PasswordExpiredForm';
 
-interface LoginProblem {
+export interface LoginProblem {
   title: string;
   detail?: string;
+  /** The manager's problem type, e.g. https://errors.berth.dev/password-expired. */
+  type?: string;
 }
 
 /** Decodes next-auth's `error` string: the JSON problem app/lib/auth.ts wrote, or one of next-auth's own codes. */
 export function decodeLoginError(error: string): LoginProblem {
   try {
-    const parsed = JSON.parse(error) as { title?: unknown; detail?: unknown };
+    const parsed = JSON.parse(error) as { title?: unknown; detail?: unknown; type?: unknown };
     if (parsed && typeof parsed === 'object') {
       return {
         title: typeof parsed.title === 'string' ? parsed.title : 'Sign-in failed',
         detail: typeof parsed.detail === 'string' ? parsed.detail : undefined,
+        type: typeof parsed.type === 'string' ? parsed.type : undefined,
       };
     }
   } catch {
@@ -39,13 +44,19 @@ export function decodeLoginError(error: string): LoginProblem {
   return { title: 'Sign-in failed', detail: error };
 }
 
-export function LoginForm({ defaultDomain, initialError }: { defaultDomain: string; initialError?: string }) {
+export function isPasswordExpired(problem: LoginProblem | null): boolean {
+  return Boolean(problem?.type?.endsWith('/password-expired'));
+}
+
+export function LoginForm({ defaultDomain, initialError, signupEnabled = false }: { defaultDomain: string; initialError?: string; signupEnabled?: boolean }) {
   const router = useRouter();
   const [domain, setDomain] = useState(defaultDomain);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<LoginProblem | null>(initialError ? decodeLoginError(initialError) : null);
   const [pending, setPending] = useState(false);
+  /** Set when the manager refused the login because the password is too old; the password typed is kept for the change. */
+  const [expired, setExpired] = useState<{ problem: LoginProblem; currentPassword: string } | null>(null);
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -58,61 +69,76 @@ export function LoginForm({ defaultDomain, initialError }: { defaultDomain: stri
         router.refresh();
         return;
       }
-      setProblem(decodeLoginError(result?.error ?? 'CredentialsSignin'));
+      const refusal = decodeLoginError(result?.error ?? 'CredentialsSignin');
+      if (isPasswordExpired(refusal)) {
+        setExpired({ problem: refusal, currentPassword: password });
+        setPassword('');
+      } else {
+        setProblem(refusal);
+      }
     } catch {
       setProblem({ title: 'Sign-in failed', detail: 'The dashboard could not be reached. Check your connection and try again.' });
     }
     setPending(false);
   }
 
+  if (expired || isPasswordExpired(problem)) {
+    return (
+      <AuthCard subtitle="Your password has expired">
+        <PasswordExpiredForm
+          domain={domain}
+          username={username}
+          currentPassword={expired?.currentPassword ?? ''}
+          detail={(expired?.problem ?? problem)?.detail}
+          onCancel={() => {
+            setExpired(null);
+            setProblem(null);
+          }}
+        />
+      </AuthCard>
+    );
+  }
+
   return (
-    <Box sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center', p: 2 }}>
-      <Card variant="outlined" sx={{ width: '100%', maxWidth: 400 }}>
-        <CardContent sx={{ p: 4 }}>
-          <Typography variant="h5" component="h1" sx={{ fontWeight: 700 }}>
-            Berth
+    <AuthCard subtitle="Sign in to your cluster">
+      <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
+        {problem && (
+          <Alert severity="error" data-testid="login-error">
+            <AlertTitle>{problem.title}</AlertTitle>
+            {problem.detail}
+          </Alert>
+        )}
+        <TextField
+          label="Email or username"
+          name="username"
+          autoComplete="username"
+          autoFocus
+          required
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+        />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <TextField label="Domain" name="domain" size="small" value={domain} onChange={(e) => setDomain(e.target.value)} />
+        <Button type="submit" variant="contained" size="large" disabled={pending || !username || !password}>
+          {pending ? 'Signing in…' : 'Sign in'}
+        </Button>
+        {signupEnabled && (
+          <Typography variant="body2" color="text.secondary" sx={{ textAlign: 'center' }}>
+            New here?{' '}
+            <Link component={NextLink} href="/signup" underline="hover">
+              Create an account
+            </Link>
           </Typography>
-          <Typography variant="body2" color="text.secondary" sx={{ mb: 3 }}>
-            Sign in to your cluster
-          </Typography>
-          <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
-            {problem && (
-              <Alert severity="error" data-testid="login-error">
-                <AlertTitle>{problem.title}</AlertTitle>
-                {problem.detail}
-              </Alert>
-            )}
-            <TextField
-              label="Email or username"
-              name="username"
-              autoComplete="username"
-              autoFocus
-              required
-              value={username}
-              onChange={(e) => setUsername(e.target.value)}
-            />
-            <TextField
-              label="Password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-            <TextField
-              label="Domain"
-              name="domain"
-              size="small"
-              value={domain}
-              onChange={(e) => setDomain(e.target.value)}
-            />
-            <Button type="submit" variant="contained" size="large" disabled={pending || !username || !password}>
-              {pending ? 'Signing in…' : 'Sign in'}
-            </Button>
-          </Stack>
-        </CardContent>
-      </Card>
-    </Box>
+        )}
+      </Stack>
+    </AuthCard>
   );
 }

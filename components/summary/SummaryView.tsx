@@ -1,16 +1,22 @@
 'use client';
-/** The start page: who is signed in, with which roles, and which manager and API version answer. */
+/**
+ * The start page: the caller's running sessions, their resources against their limits and the cluster's
+ * capacity, then who is signed in and which manager answers.
+ */
 import type { ReactNode } from 'react';
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
-import Card from '@mui/material/Card';
-import CardContent from '@mui/material/CardContent';
 import Grid from '@mui/material/Grid';
-import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ManagerError } from '@/components/api/problem';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
+import { Loading } from '@/components/admin/ui/feedback';
+import { useAccount } from '@/components/settings/useSettings';
+import { CapacityPanel } from './CapacityPanel';
+import { ResourcesPanel } from './ResourcesPanel';
+import { SessionsPanel } from './SessionsPanel';
+import { SummaryCard } from './SummaryCard';
 import { useApiVersion, useRoles } from './useSummary';
 
 function Field({ label, value, testId }: { label: string; value: ReactNode; testId?: string }) {
@@ -35,37 +41,37 @@ function Loaded<T>({ data, error, children }: { data: T | undefined; error: Mana
       </Alert>
     );
   }
-  if (data === undefined) return <Skeleton width="60%" />;
+  if (data === undefined) return <Loading rows={2} height={20} />;
   return <>{children(data)}</>;
-}
-
-function SummaryCard({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <Card variant="outlined" sx={{ height: '100%' }}>
-      <CardContent>
-        <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600, mb: 1 }}>
-          {title}
-        </Typography>
-        {children}
-      </CardContent>
-    </Card>
-  );
 }
 
 export function SummaryView() {
   const user = useCurrentUser();
   const version = useApiVersion();
   const roles = useRoles();
+  const account = useAccount();
   return (
     <Stack spacing={3}>
       <Typography variant="h5" component="h1" sx={{ fontWeight: 600 }}>
         Summary
       </Typography>
       <Grid container spacing={3}>
+        <Grid size={{ xs: 12, lg: 7 }}>
+          <SessionsPanel />
+        </Grid>
+        <Grid size={{ xs: 12, lg: 5 }}>
+          <ResourcesPanel />
+        </Grid>
+        <Grid size={12}>
+          <CapacityPanel />
+        </Grid>
         <Grid size={{ xs: 12, md: 6 }}>
           <SummaryCard title="Account">
             <Field label="Email" value={user.email ?? '—'} testId="user-email" />
             {user.email !== user.name && <Field label="Signed in as" value={user.name} />}
+            <Loaded data={account.data} error={account.error}>
+              {(a) => <Field label="Full name" value={a.user?.full_name || '—'} testId="user-full-name" />}
+            </Loaded>
             <Field label="Role" value={user.role} testId="user-role" />
             <Loaded data={roles.data} error={roles.error}>
               {(r) => (

@@ -16,8 +16,10 @@ import { templateRoutes } from './template';
 import { openApiRoutes } from './openapi';
 import { userConfigRoutes } from './user-config';
 import { folderRoutes } from './folders';
+import { folderTransferRoutes } from './folder-transfers';
+import { folderSharingRoutes } from './folder-sharing';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes, folderRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes, folderRoutes, folderTransferRoutes, folderSharingRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

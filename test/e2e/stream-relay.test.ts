@@ -70,6 +70,14 @@ describe('the dashboard stream relay', () => {
     expect(html).not.toContain(berth.bootstrap.credentials!.secretKey);
   });
 
+  it('refuses GraphQL documents that select keys, so a script in the page cannot read them', async () => {
+    const statuses = await browser.page.evaluate(async () => {
+      const ask = (query: string) => fetch('/api/manager/admin/gql', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.status);
+      return [await ask('{ keypairs { secret_key } }'), await ask('{ user { main_access_key } }'), await ask('{ user { email } }')];
+    });
+    expect(statuses).toEqual([403, 403, 200]);
+  });
+
   it('refuses a page of another origin, even with the user\'s cookies', async () => {
     await browser.page.goto(`${berth.appsUrl}/health`);
     const opened = await browser.page.evaluate(async (webUrl) => {

@@ -35,6 +35,9 @@ const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
 const EVENT_STREAM = 'text/event-stream';
 /** Event payload fields that name a keypair; dropped from every relayed event. */
 const KEY_FIELDS = ['ownerAccessKey', 'owner_access_key', 'accessKey', 'access_key'];
+/** GraphQL documents that select a key field are refused: a script in the page must not be able to read keys. */
+const GRAPHQL_PATHS = new Set(['/admin/gql', '/admin/graphql', '//gql', '//graphql']);
+const KEY_SELECTION = /\b(secret_key|access_key|main_access_key|ssh_private_key)\b/;
 
 const shared = globalThis as typeof globalThis & { __berthEventAgents?: Record<string, http.Agent> };
 /** Connections for event streams only, unpooled: each stream holds its socket for as long as the page is open. */
@@ -138,6 +141,9 @@ async function relay(req: NextRequest): Promise<Response> {
   if (clientIp) headers['X-Forwarded-For'] = clientIp;
   if (req.method === 'GET' && (req.headers.get('accept') ?? '').includes(EVENT_STREAM)) return relayEvents(req, keys, path + url.search, headers);
   const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.from(await req.arrayBuffer());
+  if (body && GRAPHQL_PATHS.has(path) && KEY_SELECTION.test(body.toString('utf8'))) {
+    return problemResponse('generic-forbidden', 'Keys are not available through the dashboard.');
+  }
 
   let answer;
   try {

@@ -1,0 +1,235 @@
+'use client';
+/**
+ * Agents: status, scaling group, slots used against capacity, and (superadmins) whether the scheduler places new
+ * sessions on them (`/manager/scheduler/operation` include-agents / exclude-agents). Superadmins read the full
+ * records (GraphQL `agent_list`); domain admins read the summaries of their scaling groups (`agent_summary_list`).
+ */
+import { useState } from 'react';
+import Box from '@mui/material/Box';
+import Card from '@mui/material/Card';
+import Chip from '@mui/material/Chip';
+import LinearProgress from '@mui/material/LinearProgress';
+import Stack from '@mui/material/Stack';
+import Switch from '@mui/material/Switch';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TablePagination from '@mui/material/TablePagination';
+import TableRow from '@mui/material/TableRow';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { managerSend } from '@/components/api/useManager';
+import { useCurrentUser } from '@/components/auth/CurrentUser';
+import { formatRelative, formatSlot, orderSlots, slotLabel, usedPercent, type SlotUnits } from './format';
+import { parseJsonField, useGraphql } from './graphql';
+import { EmptyState, Loading, ProblemAlert } from './ui/feedback';
+import { PageHeader } from './ui/PageHeader';
+import { useToast } from './ui/useToast';
+import { useSlotUnits } from './useSlotUnits';
+
+export interface AgentRow {
+  id: string;
+  status: string;
+  scaling_group: string;
+  schedulable: boolean;
+  available_slots: string;
+  occupied_slots: string;
+  architecture: string | null;
+  addr?: string | null;
+  version?: string | null;
+  region?: string | null;
+  status_changed?: string | null;
+  first_contact?: string | null;
+  lost_at?: string | null;
+}
+
+interface AgentList {
+  total_count: number;
+  items: AgentRow[];
+}
+
+const FULL_QUERY = `query($limit: Int!, $offset: Int!) {
+  agent_list(limit: $limit, offset: $offset, order: "id") { total_count items { id status status_changed region scaling_group schedulable available_slots occupied_slots addr architecture version first_contact lost_at } }
+}`;
+const SUMMARY_QUERY = `query($limit: Int!, $offset: Int!) {
+  agent_summary_list(limit: $limit, offset: $offset, order: "id") { total_count items { id status scaling_group schedulable available_slots occupied_slots architecture } }
+}`;
+
+/** Agents as the caller may read them: full records for superadmins, summaries for everyone else. */
+export function useAgents(superadmin: boolean, page: number, pageSize: number, refreshInterval = 10_000) {
+  const result = useGraphql<{ agent_list?: AgentList; agent_summary_list?: AgentList }>(
+    superadmin ? FULL_QUERY : SUMMARY_QUERY,
+    { limit: pageSize, offset: page * pageSize },
+    { refreshInterval, keepPreviousData: true },
+  );
+  return { ...result, list: result.data?.agent_list ?? result.data?.agent_summary_list };
+}
+
+export function AgentStatusChip({ status }: { status: string }) {
+  const color = status === 'ALIVE' ? 'success' : status === 'LOST' ? 'error' : status === 'RESTARTING' ? 'warning' : 'default';
+  return <Chip size="small" label={status} color={color} variant={status === 'ALIVE' ? 'filled' : 'outlined'} />;
+}
+
+/** One slot's occupancy: a bar and "used / capacity". */
+export function SlotBar({ slot, used, total, units }: { slot: string; used: string | undefined; total: string | undefined; units?: SlotUnits }) {
+  const percent = usedPercent(used ?? '0', total);
+  return (
+    <Box sx={{ minWidth: 140 }}>
+      <Stack direction="row" sx={{ justifyContent: 'space-between', gap: 1 }}>
+        <Typography variant="caption" color="text.secondary">
+          {slotLabel(slot)}
+        </Typography>
+        <Typography variant="caption" sx={{ whiteSpace: 'nowrap' }}>
+          {formatSlot(slot, used ?? '0', units)} / {formatSlot(slot, total, units)}
+        </Typography>
+      </Stack>
+      <LinearProgress
+        variant="determinate"
+        value={percent ?? 0}
+        color={percent !== null && percent >= 90 ? 'warning' : 'primary'}
+        aria-label={`${slotLabel(slot)} used`}
+        sx={{ height: 6, borderRadius: 3 }}
+      />
+    </Box>
+  );
+}
+
+export function AgentSlots({ agent, units }: { agent: AgentRow; units?: SlotUnits }) {
+  const available = parseJsonField<Record<string, string>>(agent.available_slots, {});
+  const occupied = parseJsonField<Record<string, string>>(agent.occupied_slots, {});
+  const slots = orderSlots([...Object.keys(available), ...Object.keys(occupied)]);
+  if (!slots.length) return <Typography variant="body2" color="text.secondary">No slots reported</Typography>;
+  return (
+    <Stack spacing={1}>
+      {slots.map((slot) => (
+        <SlotBar key={slot} slot={slot} used={occupied[slot]} total={available[slot]} units={units} />
+      ))}
+    </Stack>
+  );
+}
+
+export function AgentsView() {
+  const me = useCurrentUser();
+  const superadmin = me.role === 'superadmin';
+  const [page, setPage] = useState(0);
+  const [pageSize, setPageSize] = useState(25);
+  const { list, error, mutate } = useAgents(superadmin, page, pageSize);
+  const units = useSlotUnits();
+  const [busy, setBusy] = useState<string | null>(null);
+  const [toggleError, setToggleError] = useState<unknown>(null);
+  const [toast, notify] = useToast();
+
+  async function setSchedulable(agent: AgentRow, schedulable: boolean) {
+    setBusy(agent.id);
+    setToggleError(null);
+    try {
+      await managerSend('POST', '/manager/scheduler/operation', { op: schedulable ? 'include-agents' : 'exclude-agents', args: [agent.id] });
+      await mutate();
+      notify(schedulable ? `${agent.id} takes new sessions again.` : `${agent.id} takes no new sessions; running ones continue.`);
+    } catch (err) {
+      setToggleError(err);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Agents"
+        description={
+          superadmin
+            ? 'Machines that run sessions. Turn “Schedulable” off to stop placing new sessions on an agent (for maintenance); its running sessions continue.'
+            : 'Machines that run sessions in the scaling groups of your domain.'
+        }
+      />
+      <ProblemAlert error={toggleError} sx={{ mb: 2 }} onClose={() => setToggleError(null)} />
+      <Card variant="outlined">
+        {error ? (
+          <ProblemAlert error={error} sx={{ m: 2 }} />
+        ) : !list ? (
+          <Box sx={{ p: 2 }}>
+            <Loading rows={4} />
+          </Box>
+        ) : list.items.length === 0 ? (
+          <EmptyState title="No agents">
+            No agent has registered with this manager. Agents register when they start (with <code>npm start</code>, the built-in local agent does).
+          </EmptyState>
+        ) : (
+          <>
+            <TableContainer>
+              <Table size="small" aria-label="Agents" data-testid="agents-table">
+                <TableHead>
+                  <TableRow>
+                    <TableCell>Agent</TableCell>
+                    <TableCell>Status</TableCell>
+                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Scaling group</TableCell>
+                    <TableCell sx={{ width: { md: 320 } }}>Slots used</TableCell>
+                    <TableCell>Schedulable</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {list.items.map((agent) => (
+                    <TableRow key={agent.id} sx={{ verticalAlign: 'top' }}>
+                      <TableCell sx={{ overflowWrap: 'anywhere' }}>
+                        <Typography variant="body2" sx={{ fontWeight: 500 }}>
+                          {agent.id}
+                        </Typography>
+                        <Typography variant="caption" color="text.secondary" component="div">
+                          {[agent.addr, agent.architecture, agent.version && `v${agent.version}`].filter(Boolean).join(' · ')}
+                        </Typography>
+                      </TableCell>
+                      <TableCell>
+                        <AgentStatusChip status={agent.status} />
+                        {agent.status_changed && (
+                          <Typography variant="caption" color="text.secondary" component="div" sx={{ mt: 0.5, whiteSpace: 'nowrap' }}>
+                            {formatRelative(agent.status_changed)}
+                          </Typography>
+                        )}
+                      </TableCell>
+                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{agent.scaling_group}</TableCell>
+                      <TableCell>
+                        <AgentSlots agent={agent} units={units.data} />
+                      </TableCell>
+                      <TableCell>
+                        {superadmin ? (
+                          <Tooltip title={agent.schedulable ? 'Takes new sessions' : 'Takes no new sessions'}>
+                            <Switch
+                              checked={agent.schedulable}
+                              disabled={busy === agent.id}
+                              onChange={(e) => void setSchedulable(agent, e.target.checked)}
+                              slotProps={{ input: { 'aria-label': `Schedule new sessions on ${agent.id}` } }}
+                            />
+                          </Tooltip>
+                        ) : (
+                          <Chip size="small" variant="outlined" label={agent.schedulable ? 'Yes' : 'No'} />
+                        )}
+                      </TableCell>
+                    </TableRow>
+                  ))}
+                </TableBody>
+              </Table>
+            </TableContainer>
+            {list.total_count > pageSize && (
+              <TablePagination
+                component="div"
+                count={list.total_count}
+                page={page}
+                onPageChange={(_e, next) => setPage(next)}
+                rowsPerPage={pageSize}
+                rowsPerPageOptions={[25, 50, 100]}
+                onRowsPerPageChange={(e) => {
+                  setPageSize(Number(e.target.value));
+                  setPage(0);
+                }}
+              />
+            )}
+          </>
+        )}
+      </Card>
+      {toast}
+    </>
+  );
+}

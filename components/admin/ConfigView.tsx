@@ -1,0 +1,297 @@
+'use client';
+/**
+ * The raw configuration store (superadmins): read a key or everything under a prefix, write a value, and delete
+ * with a confirmation that first shows what would go. Prefixes match as plain text, so `auth` also reaches `author/…`;
+ * the page says so where it matters.
+ */
+import { useState, type FormEvent } from 'react';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Checkbox from '@mui/material/Checkbox';
+import FormControlLabel from '@mui/material/FormControlLabel';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { managerSend } from '@/components/api/useManager';
+import { ConfirmDialog } from './ui/ConfirmDialog';
+import { EmptyState, ProblemAlert } from './ui/feedback';
+import { PageHeader } from './ui/PageHeader';
+import { SectionCard } from './ui/SectionCard';
+import { useToast } from './ui/useToast';
+
+type ConfigTree = { [key: string]: string | ConfigTree };
+type ConfigValue = string | ConfigTree | null;
+
+const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
+const MAX_KEY_LENGTH = 1024;
+
+async function readConfig(key: string, prefix: boolean): Promise<ConfigValue> {
+  const answer = await managerSend<{ result: ConfigValue }>('POST', '/config/get', { key, prefix });
+  return answer.result;
+}
+
+/** The tree as rows: the path below the prefix (as the store nests it) and the value; '' is the prefix's own value. */
+function flatten(tree: ConfigTree, base = ''): { path: string; value: string }[] {
+  const rows: { path: string; value: string }[] = [];
+  for (const [k, v] of Object.entries(tree)) {
+    const path = k === '' ? base : base ? `${base}/${k}` : k;
+    if (typeof v === 'string') rows.push({ path, value: v });
+    else rows.push(...flatten(v, path));
+  }
+  return rows;
+}
+
+function keyProblem(key: string): string | null {
+  if (!key) return 'Enter a key, such as auth/max_password_age.';
+  if (key.length > MAX_KEY_LENGTH) return `At most ${MAX_KEY_LENGTH} characters.`;
+  if (key.includes('\0')) return 'Keys cannot hold NUL characters.';
+  return null;
+}
+
+function ReadCard() {
+  const [key, setKey] = useState('');
+  const [prefix, setPrefix] = useState(false);
+  const [submitted, setSubmitted] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [result, setResult] = useState<{ key: string; prefix: boolean; value: ConfigValue } | null>(null);
+  const problem = keyProblem(key);
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (problem) return;
+    setPending(true);
+    setError(null);
+    try {
+      setResult({ key, prefix, value: await readConfig(key, prefix) });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  const rows = result && typeof result.value === 'object' && result.value !== null ? flatten(result.value) : null;
+  return (
+    <SectionCard id="config-read" title="Read" description="One key, or every key that starts with the text you give.">
+      <Stack spacing={2}>
+        <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+          <TextField
+            label="Key"
+            name="read-key"
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            error={submitted && Boolean(problem)}
+            helperText={(submitted && problem) || ' '}
+            sx={{ flexGrow: 1 }}
+            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
+          />
+          <FormControlLabel control={<Checkbox checked={prefix} onChange={(e) => setPrefix(e.target.checked)} />} label="As a prefix" sx={{ mt: { sm: 1 } }} />
+          <Button type="submit" variant="contained" disabled={pending} sx={{ mt: { sm: 1 } }}>
+            {pending ? 'Reading…' : 'Read'}
+          </Button>
+        </Stack>
+        <ProblemAlert error={error} />
+        {result && (
+          <Box data-testid="config-result">
+            {result.value === null || (rows && rows.length === 0) ? (
+              <EmptyState title={result.prefix ? `No keys start with “${result.key}”` : `No value at “${result.key}”`} />
+            ) : typeof result.value === 'string' ? (
+              <Box component="pre" sx={{ m: 0, p: 1.5, fontFamily: MONO, fontSize: 13, whiteSpace: 'pre-wrap', wordBreak: 'break-all', bgcolor: 'action.hover', borderRadius: 1 }}>
+                {result.value}
+              </Box>
+            ) : (
+              <>
+                <Table size="small" aria-label="Keys found">
+                  <TableHead>
+                    <TableRow>
+                      <TableCell>Below “{result.key}”</TableCell>
+                      <TableCell>Value</TableCell>
+                    </TableRow>
+                  </TableHead>
+                  <TableBody>
+                    {rows!.map((row) => (
+                      <TableRow key={row.path}>
+                        <TableCell sx={{ fontFamily: MONO, overflowWrap: 'anywhere' }}>{row.path || '(the key itself)'}</TableCell>
+                        <TableCell sx={{ fontFamily: MONO, overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>{row.value}</TableCell>
+                      </TableRow>
+                    ))}
+                  </TableBody>
+                </Table>
+                <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
+                  {rows!.length === 1 ? '1 key' : `${rows!.length} keys`}. Paths are shown below the prefix, split at “/”.
+                </Typography>
+              </>
+            )}
+          </Box>
+        )}
+      </Stack>
+    </SectionCard>
+  );
+}
+
+function WriteCard({ notify }: { notify: (message: string) => void }) {
+  const [key, setKey] = useState('');
+  const [value, setValue] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const problem = keyProblem(key);
+  const valueProblem = value.includes('\0') ? 'Values cannot hold NUL characters.' : null;
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (problem || valueProblem) return;
+    setPending(true);
+    setError(null);
+    try {
+      await managerSend('POST', '/config/set', { key, value });
+      notify(`${key} is set.`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <SectionCard id="config-write" title="Write" description="Sets one key to a text value, replacing what it held. Changes take effect right away.">
+      <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
+        <TextField
+          label="Key"
+          name="write-key"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          error={submitted && Boolean(problem)}
+          helperText={(submitted && problem) || 'e.g. auth/max_password_age'}
+          slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
+        />
+        <TextField
+          label="Value"
+          name="write-value"
+          multiline
+          minRows={2}
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          error={Boolean(valueProblem)}
+          helperText={valueProblem || 'e.g. 90d'}
+          slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
+        />
+        <ProblemAlert error={error} />
+        <div>
+          <Button type="submit" variant="contained" disabled={pending}>
+            {pending ? 'Saving…' : 'Save value'}
+          </Button>
+        </div>
+      </Stack>
+    </SectionCard>
+  );
+}
+
+function DeleteCard({ notify }: { notify: (message: string) => void }) {
+  const [key, setKey] = useState('');
+  const [prefix, setPrefix] = useState(false);
+  const [submitted, setSubmitted] = useState(false);
+  const [checking, setChecking] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [confirm, setConfirm] = useState<{ key: string; prefix: boolean; keys: string[] } | null>(null);
+  const problem = keyProblem(key);
+
+  /** Reads what the delete would remove, so the confirmation can list it. */
+  async function review(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (problem) return;
+    setChecking(true);
+    setError(null);
+    try {
+      const found = await readConfig(key, prefix);
+      const keys = found === null ? [] : typeof found === 'string' ? [key] : flatten(found).map((row) => row.path || '(the key itself)');
+      setConfirm({ key, prefix, keys });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setChecking(false);
+    }
+  }
+
+  return (
+    <SectionCard id="config-delete" title="Delete" description="Removes a key, or every key that starts with the text you give. You see what matches before anything is deleted.">
+      <Stack spacing={2}>
+        <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={review} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+          <TextField
+            label="Key"
+            name="delete-key"
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            error={submitted && Boolean(problem)}
+            helperText={(submitted && problem) || ' '}
+            sx={{ flexGrow: 1 }}
+            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
+          />
+          <FormControlLabel control={<Checkbox checked={prefix} onChange={(e) => setPrefix(e.target.checked)} />} label="As a prefix" sx={{ mt: { sm: 1 } }} />
+          <Button type="submit" variant="outlined" color="error" disabled={checking} sx={{ mt: { sm: 1 } }}>
+            {checking ? 'Checking…' : 'Delete…'}
+          </Button>
+        </Stack>
+        <ProblemAlert error={error} />
+      </Stack>
+      <ConfirmDialog
+        open={confirm !== null}
+        title={confirm?.prefix ? `Delete every key starting with “${confirm.key}”?` : `Delete “${confirm?.key ?? ''}”?`}
+        confirmLabel={confirm && confirm.keys.length > 1 ? `Delete ${confirm.keys.length} keys` : 'Delete'}
+        danger
+        confirmDisabled={!confirm || confirm.keys.length === 0}
+        onConfirm={async () => {
+          await managerSend('POST', '/config/delete', { key: confirm!.key, prefix: confirm!.prefix });
+          notify(confirm!.keys.length > 1 ? `${confirm!.keys.length} keys are deleted.` : `${confirm!.key} is deleted.`);
+        }}
+        onClose={() => setConfirm(null)}
+      >
+        {confirm && confirm.keys.length === 0 ? (
+          <Typography variant="body2">Nothing matches, so there is nothing to delete.</Typography>
+        ) : (
+          <>
+            {confirm?.prefix && (
+              <Alert severity="warning">
+                Prefixes match as plain text: keys that merely begin with “{confirm.key}” (not only those below “{confirm.key}/”) are deleted too.
+              </Alert>
+            )}
+            <Typography variant="body2">{confirm?.prefix ? 'These keys (below the prefix) will be deleted:' : 'This key will be deleted:'}</Typography>
+            <Box component="ul" sx={{ m: 0, pl: 3, maxHeight: 200, overflow: 'auto', fontFamily: MONO, fontSize: 13 }}>
+              {confirm?.keys.map((k) => (
+                <li key={k}>{k}</li>
+              ))}
+            </Box>
+          </>
+        )}
+      </ConfirmDialog>
+    </SectionCard>
+  );
+}
+
+export function ConfigView() {
+  const [toast, notify] = useToast();
+  return (
+    <>
+      <PageHeader
+        title="Configuration store"
+        description="Raw keys and values the manager reads its settings from. Prefer the dedicated pages where one exists; a wrong value here can change how the whole cluster behaves."
+      />
+      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
+        <ReadCard />
+        <WriteCard notify={notify} />
+        <DeleteCard notify={notify} />
+      </Stack>
+      {toast}
+    </>
+  );
+}

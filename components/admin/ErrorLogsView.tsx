@@ -1,0 +1,234 @@
+'use client';
+/**
+ * Error logs that clients (the CLI, the dashboard, scripts) reported to the manager: newest first, a page at a
+ * time, each with its details on demand and a button to clear it once handled.
+ */
+import { Fragment, useState } from 'react';
+import { mutate } from 'swr';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Card from '@mui/material/Card';
+import Chip from '@mui/material/Chip';
+import Collapse from '@mui/material/Collapse';
+import IconButton from '@mui/material/IconButton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TablePagination from '@mui/material/TablePagination';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import { managerSend, useManager } from '@/components/api/useManager';
+import { ExpandMoreIcon } from '@/components/frame/icons';
+import { formatDateTime } from './format';
+import { filterString, useGraphql } from './graphql';
+import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from './ui/feedback';
+import { PageHeader } from './ui/PageHeader';
+import { useToast } from './ui/useToast';
+
+interface ErrorLog {
+  log_id: string;
+  created_at: number;
+  severity: string;
+  source: string;
+  user: string | null;
+  is_read: boolean;
+  message: string;
+  context_lang: string;
+  context_env: unknown;
+  request_url: string | null;
+  request_status: number | null;
+  traceback: string | null;
+  is_cleared?: boolean;
+}
+
+const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
+const SEVERITY_COLORS: Record<string, 'error' | 'warning' | 'info' | 'default'> = { critical: 'error', error: 'error', warning: 'warning', info: 'info', debug: 'default' };
+
+function logsPath(page: number, pageSize: number): string {
+  return `/logs/error?${new URLSearchParams({ page_size: String(pageSize), page_no: String(page + 1) })}`;
+}
+
+/** Emails for the user ids on the page (one GraphQL query). */
+function useEmails(ids: string[]) {
+  const unique = [...new Set(ids)].sort();
+  const filter = unique.length ? `uuid in [${unique.map(filterString).join(', ')}]` : null;
+  const { data } = useGraphql<{ user_list: { items: { uuid: string; email: string }[] } }>(
+    filter ? 'query($filter: String) { user_list(limit: 100, offset: 0, filter: $filter) { items { uuid email } } }' : null,
+    { filter },
+    { revalidateOnFocus: false },
+  );
+  return new Map((data?.user_list.items ?? []).map((u) => [u.uuid, u.email]));
+}
+
+function Detail({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <Box>
+      <Typography variant="caption" color="text.secondary" component="div">
+        {label}
+      </Typography>
+      {children}
+    </Box>
+  );
+}
+
+function Pre({ text }: { text: string }) {
+  return (
+    <Box component="pre" tabIndex={0} sx={{ m: 0, p: 1.5, fontFamily: MONO, fontSize: 12, whiteSpace: 'pre-wrap', wordBreak: 'break-word', bgcolor: 'action.hover', borderRadius: 1, maxHeight: 240, overflow: 'auto' }}>
+      {text}
+    </Box>
+  );
+}
+
+function LogRow({ log, email, onClear }: { log: ErrorLog; email: string | undefined; onClear: (log: ErrorLog) => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const [pending, setPending] = useState(false);
+  const cleared = Boolean(log.is_cleared);
+  const detailsId = `log-${log.log_id}`;
+  return (
+    <Fragment>
+      <TableRow hover sx={{ '& > td': { borderBottom: open ? 0 : undefined }, opacity: cleared ? 0.6 : 1 }}>
+        <TableCell padding="checkbox">
+          <IconButton size="small" aria-label={open ? 'Hide details' : 'Show details'} aria-expanded={open} aria-controls={detailsId} onClick={() => setOpen((v) => !v)}>
+            <ExpandMoreIcon fontSize="small" sx={{ transform: open ? 'rotate(180deg)' : 'none', transition: 'transform 150ms' }} />
+          </IconButton>
+        </TableCell>
+        <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(log.created_at * 1000)}</TableCell>
+        <TableCell>
+          <Chip size="small" label={log.severity} color={SEVERITY_COLORS[log.severity] ?? 'default'} variant="outlined" />
+        </TableCell>
+        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' }, overflowWrap: 'anywhere' }}>{log.source}</TableCell>
+        <TableCell sx={{ overflowWrap: 'anywhere', fontWeight: log.is_read ? 400 : 600 }}>{log.message}</TableCell>
+        <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' }, overflowWrap: 'anywhere' }}>{email ?? log.user ?? '—'}</TableCell>
+        <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+          {cleared ? (
+            <Chip size="small" label="Cleared" variant="outlined" />
+          ) : (
+            <Button
+              size="small"
+              disabled={pending}
+              onClick={() => {
+                setPending(true);
+                void onClear(log).finally(() => setPending(false));
+              }}
+            >
+              Clear
+            </Button>
+          )}
+        </TableCell>
+      </TableRow>
+      <TableRow>
+        <TableCell colSpan={7} sx={{ py: 0 }}>
+          <Collapse in={open} unmountOnExit id={detailsId}>
+            <Stack spacing={1.5} sx={{ py: 2 }}>
+              {log.request_url && (
+                <Detail label="Request">
+                  <Typography variant="body2" sx={{ fontFamily: MONO, overflowWrap: 'anywhere' }}>
+                    {log.request_status ? `${log.request_status} ` : ''}
+                    {log.request_url}
+                  </Typography>
+                </Detail>
+              )}
+              <Detail label="Client">
+                <Typography variant="body2">
+                  {log.source} · {log.context_lang}
+                </Typography>
+              </Detail>
+              {log.context_env !== null && log.context_env !== undefined && (
+                <Detail label="Context">
+                  <Pre text={JSON.stringify(log.context_env, null, 2)} />
+                </Detail>
+              )}
+              {log.traceback && (
+                <Detail label="Traceback reported by the client">
+                  <Pre text={log.traceback} />
+                </Detail>
+              )}
+            </Stack>
+          </Collapse>
+        </TableCell>
+      </TableRow>
+    </Fragment>
+  );
+}
+
+export function ErrorLogsView() {
+  const [page, setPage] = useState(0);
+  const [pageSize, setPageSize] = useState(20);
+  const path = logsPath(page, pageSize);
+  const { data, error } = useManager<{ logs: ErrorLog[]; count: number }>(path, { keepPreviousData: true, refreshInterval: 30_000 });
+  const emails = useEmails((data?.logs ?? []).flatMap((l) => (l.user ? [l.user] : [])));
+  const [clearError, setClearError] = useState<unknown>(null);
+  const [toast, notify] = useToast();
+
+  async function clear(log: ErrorLog) {
+    setClearError(null);
+    try {
+      await managerSend('POST', `/logs/error/${encodeURIComponent(log.log_id)}/clear`);
+      await mutate(path);
+      notify('The log is cleared.');
+    } catch (err) {
+      setClearError(err);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Error logs" description="Errors that clients reported to the manager, newest first. Clear a log once it is handled." />
+      <ProblemAlert error={clearError} onClose={() => setClearError(null)} sx={{ mb: 2 }} />
+      <Card variant="outlined">
+        {error ? (
+          <ProblemAlert error={error} sx={{ m: 2 }} />
+        ) : !data ? (
+          <Box sx={{ p: 2 }}>
+            <Loading rows={4} />
+          </Box>
+        ) : data.count === 0 ? (
+          <EmptyState title="No error logs">Nothing has been reported. Clients report errors with POST /logs/error.</EmptyState>
+        ) : (
+          <>
+            <TableContainer>
+              <Table size="small" aria-label="Error logs" data-testid="error-logs-table">
+                <TableHead>
+                  <TableRow>
+                    <TableCell padding="checkbox">
+                      <VisuallyHidden>Details</VisuallyHidden>
+                    </TableCell>
+                    <TableCell>Time</TableCell>
+                    <TableCell>Severity</TableCell>
+                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Source</TableCell>
+                    <TableCell>Message</TableCell>
+                    <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>User</TableCell>
+                    <TableCell align="right">
+                      <VisuallyHidden>Actions</VisuallyHidden>
+                    </TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {data.logs.map((log) => (
+                    <LogRow key={log.log_id} log={log} email={log.user ? emails.get(log.user) : undefined} onClear={clear} />
+                  ))}
+                </TableBody>
+              </Table>
+            </TableContainer>
+            <TablePagination
+              component="div"
+              count={data.count}
+              page={page}
+              onPageChange={(_e, next) => setPage(next)}
+              rowsPerPage={pageSize}
+              rowsPerPageOptions={[20, 50, 100]}
+              onRowsPerPageChange={(e) => {
+                setPageSize(Number(e.target.value));
+                setPage(0);
+              }}
+            />
+          </>
+        )}
+      </Card>
+      {toast}
+    </>
+  );
+}

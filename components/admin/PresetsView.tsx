@@ -1,0 +1,341 @@
+'use client';
+/**
+ * Resource presets: the named sizes users pick when they start a session. Everyone with admin rights sees them;
+ * superadmins create, change and delete them (GraphQL `create_resource_preset`, `modify_resource_preset`,
+ * `delete_resource_preset`).
+ */
+import { useEffect, useState } from 'react';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Card from '@mui/material/Card';
+import Chip from '@mui/material/Chip';
+import Dialog from '@mui/material/Dialog';
+import DialogActions from '@mui/material/DialogActions';
+import DialogContent from '@mui/material/DialogContent';
+import DialogTitle from '@mui/material/DialogTitle';
+import IconButton from '@mui/material/IconButton';
+import MenuItem from '@mui/material/MenuItem';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TextField from '@mui/material/TextField';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { useCurrentUser } from '@/components/auth/CurrentUser';
+import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
+import { formatBytes, formatSlot, orderSlots, slotLabel, unitOf, type SlotUnits } from './format';
+import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from './graphql';
+import { ConfirmDialog } from './ui/ConfirmDialog';
+import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from './ui/feedback';
+import { PageHeader } from './ui/PageHeader';
+import { useToast } from './ui/useToast';
+import { useSlotUnits } from './useSlotUnits';
+
+interface Preset {
+  id: string;
+  name: string;
+  resource_slots: string;
+  shared_memory: number | null;
+  scaling_group_name: string | null;
+}
+
+const PRESETS_QUERY = '{ resource_presets { id name resource_slots shared_memory scaling_group_name } }';
+const SCALING_GROUP_NAMES_QUERY = '{ scaling_groups { name } }';
+const BINARY_SIZE = /^\d+(\.\d+)?\s*([kmgtpe](i?b)?)?$/i;
+
+/** A byte slot's stored value (bytes) as the text a person edits: "4g" rather than 4294967296. */
+function bytesToText(bytes: number): string {
+  const units = ['', 'k', 'm', 'g', 't', 'p'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && value % 1024 === 0 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value}${units[unit]}`;
+}
+
+function PresetDialog({
+  open,
+  editing,
+  units,
+  onClose,
+  onSaved,
+}: {
+  open: boolean;
+  editing: Preset | null;
+  units: SlotUnits;
+  onClose: () => void;
+  onSaved: (name: string) => void;
+}) {
+  const scalingGroups = useGraphql<{ scaling_groups: { name: string }[] | null }>(open ? SCALING_GROUP_NAMES_QUERY : null, undefined, { revalidateOnFocus: false });
+  const slotNames = orderSlots(Object.keys(units));
+  const [name, setName] = useState('');
+  const [amounts, setAmounts] = useState<Record<string, string>>({});
+  const [sharedMemory, setSharedMemory] = useState('');
+  const [scalingGroup, setScalingGroup] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const slots = editing ? parseJsonField<Record<string, string>>(editing.resource_slots, {}) : {};
+    const texts: Record<string, string> = {};
+    for (const [slot, value] of Object.entries(slots)) texts[slot] = unitOf(slot, units) === 'bytes' && /^\d+$/.test(value) ? bytesToText(Number(value)) : value;
+    setName(editing?.name ?? '');
+    setAmounts(texts);
+    setSharedMemory(editing?.shared_memory ? bytesToText(editing.shared_memory) : '');
+    setScalingGroup(editing?.scaling_group_name ?? '');
+    setSubmitted(false);
+    setError(null);
+  }, [open, editing, units]);
+
+  const amountProblem = (slot: string): string | null => {
+    const text = (amounts[slot] ?? '').trim();
+    if (!text) return null;
+    if (unitOf(slot, units) === 'bytes') return BINARY_SIZE.test(text) ? null : 'A size such as 512m, 4g or 1.5g.';
+    return /^\d+(\.\d+)?$/.test(text) ? null : 'A number, 0 or more.';
+  };
+  const given = slotNames.filter((slot) => (amounts[slot] ?? '').trim() !== '');
+  const problems = {
+    name: !name.trim() ? 'Give the preset a name.' : name.trim().length > 64 || name.includes('/') ? 'At most 64 characters, without “/”.' : null,
+    slots: given.length === 0 ? 'Give at least one slot, such as CPU and memory.' : null,
+    sharedMemory: sharedMemory.trim() && !BINARY_SIZE.test(sharedMemory.trim()) ? 'A size such as 64m or 1g.' : null,
+  };
+  const valid = !problems.name && !problems.slots && !problems.sharedMemory && slotNames.every((s) => !amountProblem(s));
+
+  async function save() {
+    setSubmitted(true);
+    if (!valid) return;
+    const resourceSlots: Record<string, string> = {};
+    for (const slot of given) resourceSlots[slot] = amounts[slot].trim();
+    // Slots the preset had that the cluster no longer offers are kept as they were.
+    if (editing) {
+      for (const [slot, value] of Object.entries(parseJsonField<Record<string, string>>(editing.resource_slots, {}))) {
+        if (!slotNames.includes(slot)) resourceSlots[slot] = value;
+      }
+    }
+    const props = {
+      resource_slots: JSON.stringify(resourceSlots),
+      shared_memory: sharedMemory.trim() || null,
+      scaling_group_name: scalingGroup || null,
+    };
+    setPending(true);
+    setError(null);
+    try {
+      if (editing) {
+        await graphqlMutation(
+          'modify_resource_preset',
+          'mutation($id: UUID!, $props: ModifyResourcePresetInput!) { modify_resource_preset(id: $id, props: $props) { ok msg } }',
+          { id: editing.id, props: { ...props, name: name.trim() } },
+        );
+      } else {
+        await graphqlMutation(
+          'create_resource_preset',
+          'mutation($name: String!, $props: CreateResourcePresetInput!) { create_resource_preset(name: $name, props: $props) { ok msg } }',
+          { name: name.trim(), props },
+        );
+      }
+      await revalidateGraphql('resource_presets');
+      onSaved(name.trim());
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  const groupNames = scalingGroups.data?.scaling_groups?.map((g) => g.name) ?? [];
+  return (
+    <Dialog open={open} onClose={pending ? undefined : onClose} maxWidth="sm" fullWidth aria-labelledby="preset-dialog-title">
+      <DialogTitle id="preset-dialog-title">{editing ? `Edit preset ${editing.name}` : 'New resource preset'}</DialogTitle>
+      <DialogContent>
+        <Stack spacing={2} sx={{ pt: 1 }}>
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            autoFocus
+            error={Boolean((submitted || name) && problems.name)}
+            helperText={((submitted || name) && problems.name) || 'Shown in the session launcher, e.g. small or gpu-large.'}
+          />
+          <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+            {slotNames.map((slot) => (
+              <TextField
+                key={slot}
+                label={slotLabel(slot)}
+                value={amounts[slot] ?? ''}
+                onChange={(e) => setAmounts((prev) => ({ ...prev, [slot]: e.target.value }))}
+                error={Boolean(amountProblem(slot))}
+                helperText={amountProblem(slot) || (unitOf(slot, units) === 'bytes' ? 'Size, e.g. 4g' : slot === 'cpu' ? 'Cores, e.g. 2' : 'Amount')}
+              />
+            ))}
+            <TextField
+              label="Shared memory"
+              value={sharedMemory}
+              onChange={(e) => setSharedMemory(e.target.value)}
+              error={Boolean(problems.sharedMemory)}
+              helperText={problems.sharedMemory || 'Optional, e.g. 64m (/dev/shm)'}
+            />
+            <TextField select label="Scaling group" value={scalingGroup} onChange={(e) => setScalingGroup(e.target.value)} helperText="Where the preset is offered">
+              <MenuItem value="">All scaling groups</MenuItem>
+              {[...new Set([...groupNames, ...(scalingGroup ? [scalingGroup] : [])])].map((g) => (
+                <MenuItem key={g} value={g}>
+                  {g}
+                </MenuItem>
+              ))}
+            </TextField>
+          </Box>
+          {submitted && problems.slots && <Typography variant="body2" color="error">{problems.slots}</Typography>}
+          <ProblemAlert error={error} />
+        </Stack>
+      </DialogContent>
+      <DialogActions sx={{ px: 3, pb: 2 }}>
+        <Button onClick={onClose} disabled={pending}>
+          Cancel
+        </Button>
+        <Button variant="contained" onClick={() => void save()} disabled={pending}>
+          {pending ? 'Saving…' : editing ? 'Save changes' : 'Create preset'}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+export function PresetsView() {
+  const me = useCurrentUser();
+  const superadmin = me.role === 'superadmin';
+  const { data, error } = useGraphql<{ resource_presets: Preset[] | null }>(PRESETS_QUERY);
+  const units = useSlotUnits();
+  const [dialog, setDialog] = useState<{ editing: Preset | null } | null>(null);
+  const [deleting, setDeleting] = useState<Preset | null>(null);
+  const [toast, notify] = useToast();
+  const presets = data?.resource_presets ?? null;
+
+  const slots = orderSlots([...Object.keys(units.data ?? {}), ...(presets ?? []).flatMap((p) => Object.keys(parseJsonField<Record<string, string>>(p.resource_slots, {})))]);
+
+  return (
+    <>
+      <PageHeader
+        title="Resource presets"
+        description="Named session sizes users choose from in the launcher. A preset is offered in every scaling group unless it names one."
+        actions={
+          superadmin && (
+            <Button variant="contained" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })} disabled={!units.data}>
+              New preset
+            </Button>
+          )
+        }
+      />
+      <Card variant="outlined">
+        {error || units.error ? (
+          <ProblemAlert error={error ?? units.error} sx={{ m: 2 }} />
+        ) : !presets || !units.data ? (
+          <Box sx={{ p: 2 }}>
+            <Loading rows={3} />
+          </Box>
+        ) : presets.length === 0 ? (
+          <EmptyState
+            title="No resource presets"
+            action={
+              superadmin && (
+                <Button variant="outlined" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })}>
+                  Create a preset
+                </Button>
+              )
+            }
+          >
+            Without presets, users give CPU and memory by hand when they start a session.
+          </EmptyState>
+        ) : (
+          <TableContainer>
+            <Table size="small" aria-label="Resource presets" data-testid="presets-table">
+              <TableHead>
+                <TableRow>
+                  <TableCell>Name</TableCell>
+                  {slots.map((slot) => (
+                    <TableCell key={slot} align="right">
+                      {slotLabel(slot)}
+                    </TableCell>
+                  ))}
+                  <TableCell align="right">Shared memory</TableCell>
+                  <TableCell>Scaling group</TableCell>
+                  {superadmin && (
+                    <TableCell align="right">
+                      <VisuallyHidden>Actions</VisuallyHidden>
+                    </TableCell>
+                  )}
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {presets.map((preset) => {
+                  const amounts = parseJsonField<Record<string, string>>(preset.resource_slots, {});
+                  return (
+                    <TableRow key={preset.id} hover>
+                      <TableCell sx={{ fontWeight: 500 }}>{preset.name}</TableCell>
+                      {slots.map((slot) => (
+                        <TableCell key={slot} align="right" sx={{ whiteSpace: 'nowrap' }}>
+                          {amounts[slot] === undefined ? '—' : formatSlot(slot, amounts[slot], units.data)}
+                        </TableCell>
+                      ))}
+                      <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                        {preset.shared_memory ? formatBytes(preset.shared_memory) : '—'}
+                      </TableCell>
+                      <TableCell>{preset.scaling_group_name ?? <Chip size="small" variant="outlined" label="All" />}</TableCell>
+                      {superadmin && (
+                        <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                          <Tooltip title="Edit">
+                            <IconButton aria-label={`Edit ${preset.name}`} onClick={() => setDialog({ editing: preset })}>
+                              <EditIcon fontSize="small" />
+                            </IconButton>
+                          </Tooltip>
+                          <Tooltip title="Delete">
+                            <IconButton aria-label={`Delete ${preset.name}`} onClick={() => setDeleting(preset)}>
+                              <DeleteIcon fontSize="small" />
+                            </IconButton>
+                          </Tooltip>
+                        </TableCell>
+                      )}
+                    </TableRow>
+                  );
+                })}
+              </TableBody>
+            </Table>
+          </TableContainer>
+        )}
+      </Card>
+      {superadmin && units.data && (
+        <PresetDialog
+          open={dialog !== null}
+          editing={dialog?.editing ?? null}
+          units={units.data}
+          onClose={() => setDialog(null)}
+          onSaved={(name) => {
+            notify(dialog?.editing ? `Preset ${name} is saved.` : `Preset ${name} is created.`);
+            setDialog(null);
+          }}
+        />
+      )}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete preset ${deleting?.name ?? ''}?`}
+        confirmLabel="Delete"
+        danger
+        onConfirm={async () => {
+          await graphqlMutation('delete_resource_preset', 'mutation($id: UUID!) { delete_resource_preset(id: $id) { ok msg } }', { id: deleting!.id });
+          await revalidateGraphql('resource_presets');
+          notify(`Preset ${deleting!.name} is deleted.`);
+        }}
+        onClose={() => setDeleting(null)}
+      >
+        <Typography variant="body2">Users no longer see it in the launcher. Sessions started with it keep their resources.</Typography>
+      </ConfirmDialog>
+      {toast}
+    </>
+  );
+}

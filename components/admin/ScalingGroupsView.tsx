@@ -1,0 +1,102 @@
+'use client';
+/** Scaling groups: the pools of agents sessions are scheduled into, with their scheduler and visibility. */
+import Box from '@mui/material/Box';
+import Card from '@mui/material/Card';
+import Chip from '@mui/material/Chip';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import { formatDateTime } from './format';
+import { useGraphql } from './graphql';
+import { EmptyState, Loading, ProblemAlert } from './ui/feedback';
+import { PageHeader } from './ui/PageHeader';
+
+interface ScalingGroup {
+  name: string;
+  description: string | null;
+  is_active: boolean;
+  is_public: boolean;
+  created_at: string | null;
+  driver: string | null;
+  scheduler: string | null;
+  use_host_network: boolean | null;
+  wsproxy_addr: string | null;
+}
+
+/** Never wsproxy_api_token: it is a credential. */
+const QUERY = '{ scaling_groups { name description is_active is_public created_at driver scheduler use_host_network wsproxy_addr } }';
+
+const SCHEDULERS: Record<string, string> = { fifo: 'FIFO (first in, first out)', lifo: 'LIFO (last in, first out)', drf: 'DRF (dominant resource fairness)' };
+
+export function ScalingGroupsView() {
+  const { data, error } = useGraphql<{ scaling_groups: ScalingGroup[] | null }>(QUERY);
+  const groups = data?.scaling_groups ?? null;
+  return (
+    <>
+      <PageHeader
+        title="Scaling groups"
+        description="Pools of agents. A session runs in one scaling group; public groups are open to every project, private ones only to those they are assigned to."
+      />
+      <Card variant="outlined">
+        {error ? (
+          <ProblemAlert error={error} sx={{ m: 2 }} />
+        ) : !groups ? (
+          <Box sx={{ p: 2 }}>
+            <Loading rows={2} />
+          </Box>
+        ) : groups.length === 0 ? (
+          <EmptyState title="No scaling groups">Sessions need a scaling group with agents; the manager creates “default” on first start.</EmptyState>
+        ) : (
+          <TableContainer>
+            <Table size="small" aria-label="Scaling groups" data-testid="scaling-groups-table">
+              <TableHead>
+                <TableRow>
+                  <TableCell>Name</TableCell>
+                  <TableCell>State</TableCell>
+                  <TableCell>Scheduler</TableCell>
+                  <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Driver</TableCell>
+                  <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>App proxy</TableCell>
+                  <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {groups.map((g) => (
+                  <TableRow key={g.name} hover>
+                    <TableCell>
+                      <Typography variant="body2" sx={{ fontWeight: 500 }}>
+                        {g.name}
+                      </Typography>
+                      {g.description && (
+                        <Typography variant="caption" color="text.secondary" component="div">
+                          {g.description}
+                        </Typography>
+                      )}
+                    </TableCell>
+                    <TableCell>
+                      <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap', rowGap: 0.5 }}>
+                        <Chip size="small" label={g.is_active ? 'Active' : 'Inactive'} color={g.is_active ? 'success' : 'default'} variant={g.is_active ? 'filled' : 'outlined'} />
+                        <Chip size="small" label={g.is_public ? 'Public' : 'Private'} variant="outlined" />
+                      </Stack>
+                    </TableCell>
+                    <TableCell>{(g.scheduler && SCHEDULERS[g.scheduler]) ?? g.scheduler ?? '—'}</TableCell>
+                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>
+                      {g.driver ?? '—'}
+                      {g.use_host_network ? ' · host network' : ''}
+                    </TableCell>
+                    <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' }, overflowWrap: 'anywhere' }}>{g.wsproxy_addr || 'Built-in'}</TableCell>
+                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' }, whiteSpace: 'nowrap' }}>{formatDateTime(g.created_at)}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </TableContainer>
+        )}
+      </Card>
+    </>
+  );
+}

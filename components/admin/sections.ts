@@ -1,0 +1,29 @@
+/** The administration area's sections and who may open them (the manager enforces the same privileges). */
+
+export const ADMIN_ROLES = ['admin', 'superadmin'];
+
+export interface AdminSection {
+  href: string;
+  label: string;
+  /** Only superadmins: the manager's status, announcements and raw configuration are superadmin operations. */
+  superadminOnly?: boolean;
+}
+
+export const ADMIN_SECTIONS: AdminSection[] = [
+  { href: '/admin/users', label: 'Users' },
+  { href: '/admin/agents', label: 'Agents' },
+  { href: '/admin/presets', label: 'Resource presets' },
+  { href: '/admin/scaling-groups', label: 'Scaling groups' },
+  { href: '/admin/manager', label: 'Manager', superadminOnly: true },
+  { href: '/admin/error-logs', label: 'Error logs' },
+  { href: '/admin/config', label: 'Configuration', superadminOnly: true },
+];
+
+export function isAdminRole(role: string): boolean {
+  return ADMIN_ROLES.includes(role);
+}
+
+export function sectionsFor(role: string): AdminSection[] {
+  if (!isAdminRole(role)) return [];
+  return ADMIN_SECTIONS.filter((s) => !s.superadminOnly || role === 'superadmin');
+}

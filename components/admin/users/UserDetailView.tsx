@@ -1,0 +1,254 @@
+'use client';
+/** One user for admins: their details (GraphQL `modify_user`), deactivation, a password reset, and their keypairs. */
+import { useEffect, useState, type FormEvent } from 'react';
+import NextLink from 'next/link';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import MenuItem from '@mui/material/MenuItem';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { ArrowBackIcon } from '@/components/frame/icons';
+import { useCurrentUser } from '@/components/auth/CurrentUser';
+import { useAccount } from '@/components/settings/useSettings';
+import { formatDateTime } from '../format';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
+import { PageHeader } from '../ui/PageHeader';
+import { SectionCard } from '../ui/SectionCard';
+import { useToast } from '../ui/useToast';
+import { MIN_PASSWORD_LENGTH, rolesFor } from './CreateUserDialog';
+import { KeypairsPanel } from './KeypairsPanel';
+import { RoleChip, StatusChip } from './UsersView';
+import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
+
+function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
+  const me = useCurrentUser();
+  const options = useUserFormOptions(false);
+  const [fullName, setFullName] = useState(user.full_name ?? '');
+  const [username, setUsername] = useState(user.username ?? '');
+  const [description, setDescription] = useState(user.description ?? '');
+  const [role, setRole] = useState(user.role);
+  const [policy, setPolicy] = useState(user.resource_policy);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    setFullName(user.full_name ?? '');
+    setUsername(user.username ?? '');
+    setDescription(user.description ?? '');
+    setRole(user.role);
+    setPolicy(user.resource_policy);
+  }, [user]);
+
+  const problems = {
+    fullName: fullName.length > 64 ? 'At most 64 characters.' : null,
+    username: !username.trim() ? 'A username is required.' : username.length > 64 ? 'At most 64 characters.' : null,
+  };
+  const changes: Record<string, string> = {};
+  if (fullName !== (user.full_name ?? '')) changes.full_name = fullName.trim();
+  if (username.trim() !== (user.username ?? '')) changes.username = username.trim();
+  if (description !== (user.description ?? '')) changes.description = description;
+  if (role !== user.role) changes.role = role;
+  if (policy !== user.resource_policy) changes.resource_policy = policy;
+  const dirty = Object.keys(changes).length > 0;
+  const roles = rolesFor(me.role).includes(user.role) ? rolesFor(me.role) : [user.role, ...rolesFor(me.role)];
+  const policies = options.data?.user_resource_policies?.map((p) => p.name) ?? [user.resource_policy];
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (problems.fullName || problems.username || !dirty) return;
+    setPending(true);
+    setError(null);
+    try {
+      await modifyUser(user.email, changes);
+      onSaved('The user is saved.');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <SectionCard id="details" title="Details">
+      <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
+          <TextField label="Full name" disabled={readOnly} value={fullName} onChange={(e) => setFullName(e.target.value)} error={Boolean(problems.fullName)} helperText={problems.fullName || ' '} />
+          <TextField label="Username" disabled={readOnly} value={username} onChange={(e) => setUsername(e.target.value)} error={Boolean(problems.username)} helperText={problems.username || ' '} />
+          <TextField select label="Role" disabled={readOnly} value={role} onChange={(e) => setRole(e.target.value)} helperText="Admins manage their domain; superadmins everything.">
+            {roles.map((r) => (
+              <MenuItem key={r} value={r} disabled={!rolesFor(me.role).includes(r)}>
+                {ROLE_LABELS[r] ?? r}
+              </MenuItem>
+            ))}
+          </TextField>
+          <TextField select label="Resource policy" disabled={readOnly} value={policies.includes(policy) ? policy : ''} onChange={(e) => setPolicy(e.target.value)} helperText=" ">
+            {policies.map((p) => (
+              <MenuItem key={p} value={p}>
+                {p}
+              </MenuItem>
+            ))}
+          </TextField>
+        </Box>
+        <TextField label="Description" multiline minRows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={readOnly} />
+        <ProblemAlert error={error} />
+        {!readOnly && (
+          <div>
+            <Button type="submit" variant="contained" disabled={pending || !dirty}>
+              {pending ? 'Saving…' : 'Save changes'}
+            </Button>
+          </div>
+        )}
+      </Stack>
+    </SectionCard>
+  );
+}
+
+function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (message: string) => void }) {
+  const [password, setPassword] = useState('');
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const problem = password && password.length < MIN_PASSWORD_LENGTH ? `At least ${MIN_PASSWORD_LENGTH} characters.` : null;
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!password || problem) return;
+    setPending(true);
+    setError(null);
+    try {
+      await modifyUser(user.email, { password });
+      setPassword('');
+      onSaved(`The password of ${user.email} is reset.`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <SectionCard id="reset-password" title="Reset password" description="Sets a new password for the user; give it to them, they can change it in Settings.">
+      <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+        <TextField
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={Boolean(problem)}
+          helperText={problem || ' '}
+          sx={{ flexGrow: 1, maxWidth: { sm: 360 } }}
+        />
+        <Button type="submit" variant="outlined" disabled={pending || !password || Boolean(problem)} sx={{ mt: { sm: 1 } }}>
+          {pending ? 'Resetting…' : 'Reset password'}
+        </Button>
+      </Stack>
+      <ProblemAlert error={error} sx={{ mt: 1 }} />
+    </SectionCard>
+  );
+}
+
+export function UserDetailView({ email }: { email: string }) {
+  const { data, error } = useAdminUser(email);
+  const account = useAccount();
+  const [toast, notify] = useToast();
+  const [toggling, setToggling] = useState(false);
+  const user = data?.user;
+  const isSelf = account.data?.user?.email === email;
+  const me = useCurrentUser();
+
+  const back = (
+    <Button component={NextLink} href="/admin/users" startIcon={<ArrowBackIcon />} sx={{ mb: 2 }}>
+      All users
+    </Button>
+  );
+
+  if (error) {
+    return (
+      <>
+        {back}
+        <ProblemAlert error={error} />
+      </>
+    );
+  }
+  if (!data) {
+    return (
+      <>
+        {back}
+        <Loading rows={6} />
+      </>
+    );
+  }
+  if (!user) {
+    return (
+      <>
+        {back}
+        <EmptyState title="No such user">No user {email} exists within your reach. They may have been purged, or belong to another domain.</EmptyState>
+      </>
+    );
+  }
+
+  const active = user.status === 'active';
+  // The manager lets only superadmins change a superadmin; others see the account read-only.
+  const manageable = me.role === 'superadmin' || user.role !== 'superadmin';
+  return (
+    <>
+      {back}
+      <PageHeader
+        title={user.full_name || user.email}
+        description={
+          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }} component="span">
+            <span>{user.email}</span>
+            <RoleChip role={user.role} />
+            <StatusChip status={user.status} />
+            <span>
+              · {user.domain_name} · created {formatDateTime(user.created_at)}
+            </span>
+          </Stack>
+        }
+        actions={
+          manageable && (
+            <Button variant={active ? 'outlined' : 'contained'} color={active ? 'error' : 'primary'} onClick={() => setToggling(true)} disabled={isSelf && active}>
+              {active ? 'Deactivate user' : 'Activate user'}
+            </Button>
+          )
+        }
+      />
+      {!manageable && (
+        <Alert severity="info" sx={{ mb: 3 }}>
+          Only superadmins can change a superadmin&apos;s account. You can see it, but not edit it.
+        </Alert>
+      )}
+      {isSelf && (
+        <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
+          This is your own account; you cannot deactivate it here.
+        </Typography>
+      )}
+      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
+        <ProfileForm user={user} onSaved={notify} readOnly={!manageable} />
+        <KeypairsPanel email={user.email} onSaved={notify} readOnly={!manageable} />
+        {manageable && <PasswordResetForm user={user} onSaved={notify} />}
+      </Stack>
+      <ConfirmDialog
+        open={toggling}
+        title={active ? `Deactivate ${user.email}?` : `Activate ${user.email}?`}
+        confirmLabel={active ? 'Deactivate' : 'Activate'}
+        danger={active}
+        onConfirm={async () => {
+          await modifyUser(user.email, { status: active ? 'inactive' : 'active' });
+          notify(active ? `${user.email} can no longer sign in.` : `${user.email} can sign in again.`);
+        }}
+        onClose={() => setToggling(false)}
+      >
+        <Typography variant="body2">
+          {active
+            ? 'The user can no longer sign in, and requests with their keys are refused. Their sessions and folders are kept; you can activate them again.'
+            : 'The user can sign in again with their password and active keypairs.'}
+        </Typography>
+      </ConfirmDialog>
+      {toast}
+    </>
+  );
+}

@@ -1,0 +1,137 @@
+'use client';
+/**
+ * Shown when the manager refused a login with `password-expired`: the user sets a new password (the expired one
+ * proves who they are, through /auth/update-password-no-auth), and is then signed in with the new one.
+ */
+import { useState, type FormEvent } from 'react';
+import { useRouter } from 'next/navigation';
+import { signIn } from 'next-auth/react';
+import Alert from '@mui/material/Alert';
+import AlertTitle from '@mui/material/AlertTitle';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import { ManagerError } from '@/components/api/problem';
+import { changeExpiredPassword, newPasswordProblems } from './accountForms';
+
+/** "It expired on 3 May 2025, 10:00." from the manager's "Password expired on <ISO>"; the detail as it is otherwise. */
+function expiredOn(detail: string | undefined): string {
+  if (!detail) return '';
+  const match = /expired on (\S+)/.exec(detail);
+  const date = match ? new Date(match[1]) : null;
+  if (!date || Number.isNaN(date.getTime())) return `${detail.replace(/\.$/, '')}. `;
+  return `It expired on ${date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}. `;
+}
+
+export function PasswordExpiredForm({
+  domain,
+  username: initialUsername,
+  currentPassword: initialCurrent,
+  detail,
+  onCancel,
+}: {
+  domain: string;
+  username: string;
+  /** The expired password as typed at sign-in; asked for again when unknown. */
+  currentPassword: string;
+  detail?: string;
+  onCancel: () => void;
+}) {
+  const router = useRouter();
+  const [username, setUsername] = useState(initialUsername);
+  const [current, setCurrent] = useState(initialCurrent);
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [problem, setProblem] = useState<{ title: string; detail?: string; severity: 'error' | 'info' } | null>(null);
+  const askIdentity = !initialUsername || !initialCurrent;
+
+  const problems = newPasswordProblems(next, repeat, current);
+  const shown = (field: 'next' | 'repeat', value: string) => ((submitted || value) && problems[field]) || undefined;
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (problems.next || problems.repeat || !username || !current) return;
+    setPending(true);
+    setProblem(null);
+    try {
+      await changeExpiredPassword({ domain, username, current_password: current, new_password: next });
+    } catch (err) {
+      setProblem(
+        err instanceof ManagerError
+          ? { title: err.problem.title ?? 'The password was not changed', detail: err.problem.detail, severity: 'error' }
+          : { title: 'The password was not changed', detail: 'The dashboard could not be reached. Check your connection and try again.', severity: 'error' },
+      );
+      setPending(false);
+      return;
+    }
+    const result = await signIn('credentials', { redirect: false, domain, username, password: next }).catch(() => null);
+    if (result?.ok && !result.error) {
+      router.replace('/');
+      router.refresh();
+      return;
+    }
+    setProblem({ title: 'Your password is changed', detail: 'Signing in with it failed; go back and sign in with the new password.', severity: 'info' });
+    setPending(false);
+  }
+
+  return (
+    <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate data-testid="password-expired">
+      <Alert severity="warning">
+        <AlertTitle>Choose a new password</AlertTitle>
+        {expiredOn(detail)}Your administrator requires passwords to be changed regularly.
+      </Alert>
+      {problem && (
+        <Alert severity={problem.severity} data-testid="password-expired-error">
+          <AlertTitle>{problem.title}</AlertTitle>
+          {problem.detail}
+        </Alert>
+      )}
+      {askIdentity && (
+        <>
+          <TextField label="Email or username" name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
+          <TextField
+            label="Expired password"
+            name="current-password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
+        </>
+      )}
+      <TextField
+        label="New password"
+        name="new-password"
+        type="password"
+        autoComplete="new-password"
+        autoFocus
+        required
+        value={next}
+        onChange={(e) => setNext(e.target.value)}
+        error={Boolean(shown('next', next))}
+        helperText={shown('next', next) || ' '}
+      />
+      <TextField
+        label="Repeat the new password"
+        name="new-password-repeat"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={repeat}
+        onChange={(e) => setRepeat(e.target.value)}
+        error={Boolean(shown('repeat', repeat))}
+        helperText={shown('repeat', repeat) || ' '}
+      />
+      <Button type="submit" variant="contained" size="large" disabled={pending}>
+        {pending ? 'Changing…' : 'Change password and sign in'}
+      </Button>
+      <Button onClick={onCancel} disabled={pending}>
+        Back to sign in
+      </Button>
+    </Stack>
+  );
+}

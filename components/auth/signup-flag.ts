@@ -1,0 +1,8 @@
+/**
+ * Server-side only: whether visitors may create their own accounts (BERTH_ALLOW_SIGNUP, read the way the
+ * manager's settings read it). Read at request time by the login and signup pages and the signup route; only
+ * the resulting yes/no reaches a page.
+ */
+export function signupEnabled(): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((process.env.BERTH_ALLOW_SIGNUP ?? '').toLowerCase());
+}

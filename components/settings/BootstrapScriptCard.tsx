@@ -1,0 +1,95 @@
+'use client';
+/** The bootstrap script: a shell script run once in every new session before it is ready; at most 64 KiB. */
+import { useEffect, useState } from 'react';
+import Button from '@mui/material/Button';
+import LinearProgress from '@mui/material/LinearProgress';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { Loading, ProblemAlert } from '@/components/admin/ui/feedback';
+import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { formatBytes } from '@/components/admin/format';
+import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
+import { saveBootstrapScript, useBootstrapScript } from './useSettings';
+
+const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
+const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';
+
+export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) => void }) {
+  const { data, error } = useBootstrapScript();
+  const [script, setScript] = useState('');
+  const [pending, setPending] = useState(false);
+  const [saveError, setSaveError] = useState<unknown>(null);
+
+  useEffect(() => {
+    if (typeof data === 'string') setScript(data);
+  }, [data]);
+
+  const size = byteLength(script);
+  const tooLarge = size > MAX_BOOTSTRAP_BYTES;
+  const dirty = typeof data === 'string' && script !== data;
+
+  async function save() {
+    if (tooLarge) return;
+    setPending(true);
+    setSaveError(null);
+    try {
+      await saveBootstrapScript(script);
+      onSaved(script === '' ? 'The bootstrap script is cleared.' : 'The bootstrap script is saved.');
+    } catch (err) {
+      setSaveError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <SectionCard
+      id="bootstrap"
+      title="Bootstrap script"
+      description="A shell script every new session runs once, in /home/work, before it is ready. Leave it empty to run nothing."
+    >
+      {error ? (
+        <ProblemAlert error={error} />
+      ) : typeof data !== 'string' ? (
+        <Loading rows={4} />
+      ) : (
+        <Stack spacing={1.5}>
+          <TextField
+            label="Script"
+            name="bootstrap-script"
+            multiline
+            minRows={8}
+            maxRows={28}
+            value={script}
+            placeholder={PLACEHOLDER}
+            onChange={(e) => setScript(e.target.value)}
+            error={tooLarge}
+            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO, fontSize: 13 } } }}
+          />
+          <Stack spacing={0.5}>
+            <LinearProgress
+              variant="determinate"
+              value={Math.min(100, (size / MAX_BOOTSTRAP_BYTES) * 100)}
+              color={tooLarge ? 'error' : 'primary'}
+              aria-label="Script size against the 64 KiB limit"
+            />
+            <Typography variant="caption" color={tooLarge ? 'error' : 'text.secondary'} data-testid="bootstrap-size">
+              {formatBytes(size)} of {formatBytes(MAX_BOOTSTRAP_BYTES)}
+              {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
+            </Typography>
+          </Stack>
+          <ProblemAlert error={saveError} />
+          <Stack direction="row" spacing={1}>
+            <Button variant="contained" onClick={() => void save()} disabled={pending || tooLarge || !dirty}>
+              {pending ? 'Saving…' : 'Save script'}
+            </Button>
+            <Button onClick={() => setScript(data)} disabled={pending || !dirty}>
+              Discard changes
+            </Button>
+          </Stack>
+        </Stack>
+      )}
+    </SectionCard>
+  );
+}

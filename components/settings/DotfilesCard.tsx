@@ -1,0 +1,137 @@
+'use client';
+/** The caller's dotfiles: the list with edit and delete, and a button to add one. */
+import { useState } from 'react';
+import Button from '@mui/material/Button';
+import IconButton from '@mui/material/IconButton';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
+import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from '@/components/admin/ui/feedback';
+import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { formatBytes } from '@/components/admin/format';
+import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
+import { byteLength, MAX_DOTFILES, MAX_DOTFILES_BYTES, symbolicPermission } from './dotfile-rules';
+import { DotfileDialog } from './DotfileDialog';
+import { deleteDotfile, useDotfiles, type Dotfile } from './useSettings';
+
+const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
+
+export function DotfilesCard({ onSaved }: { onSaved: (message: string) => void }) {
+  const { data, error } = useDotfiles();
+  const [dialog, setDialog] = useState<{ editing: Dotfile | null } | null>(null);
+  const [deleting, setDeleting] = useState<Dotfile | null>(null);
+
+  const files = data ?? [];
+  const total = files.reduce((sum, f) => sum + byteLength(f.data), 0);
+  const full = files.length >= MAX_DOTFILES;
+
+  return (
+    <SectionCard
+      id="dotfiles"
+      title="Dotfiles"
+      description="Files written into /home/work of every new session, such as .bashrc, .vimrc or .gitconfig, with the permission you give them."
+      actions={
+        data && (
+          <Tooltip title={full ? `You have the maximum of ${MAX_DOTFILES} dotfiles.` : ''}>
+            <span>
+              <Button variant="contained" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })} disabled={full}>
+                Add dotfile
+              </Button>
+            </span>
+          </Tooltip>
+        )
+      }
+    >
+      {error ? (
+        <ProblemAlert error={error} />
+      ) : !data ? (
+        <Loading rows={3} />
+      ) : files.length === 0 ? (
+        <EmptyState
+          title="No dotfiles yet"
+          action={
+            <Button variant="outlined" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })}>
+              Add your first dotfile
+            </Button>
+          }
+        >
+          Add a .bashrc or .vimrc here and every session you start will have it.
+        </EmptyState>
+      ) : (
+        <>
+          <TableContainer>
+            <Table size="small" aria-label="Dotfiles" data-testid="dotfiles">
+              <TableHead>
+                <TableRow>
+                  <TableCell>Path</TableCell>
+                  <TableCell>Permission</TableCell>
+                  <TableCell align="right">Size</TableCell>
+                  <TableCell align="right">
+                    <VisuallyHidden>Actions</VisuallyHidden>
+                  </TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {files.map((file) => (
+                  <TableRow key={file.path} hover>
+                    <TableCell sx={{ fontFamily: MONO, overflowWrap: 'anywhere' }}>/home/work/{file.path}</TableCell>
+                    <TableCell sx={{ fontFamily: MONO, whiteSpace: 'nowrap' }}>
+                      {file.permission}
+                      <Typography component="span" variant="caption" color="text.secondary" sx={{ ml: 1, fontFamily: MONO }}>
+                        {symbolicPermission(file.permission)}
+                      </Typography>
+                    </TableCell>
+                    <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                      {formatBytes(byteLength(file.data))}
+                    </TableCell>
+                    <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                      <Tooltip title="Edit">
+                        <IconButton aria-label={`Edit ${file.path}`} onClick={() => setDialog({ editing: file })}>
+                          <EditIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                      <Tooltip title="Delete">
+                        <IconButton aria-label={`Delete ${file.path}`} onClick={() => setDeleting(file)}>
+                          <DeleteIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </TableContainer>
+          <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1.5 }}>
+            {files.length} of {MAX_DOTFILES} dotfiles · {formatBytes(total)} of {formatBytes(MAX_DOTFILES_BYTES)}
+          </Typography>
+        </>
+      )}
+      <DotfileDialog
+        open={dialog !== null}
+        editing={dialog?.editing ?? null}
+        existingPaths={files.map((f) => f.path)}
+        onClose={() => setDialog(null)}
+        onSaved={(path) => {
+          onSaved(dialog?.editing ? `${path} is saved.` : `${path} is added.`);
+          setDialog(null);
+        }}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete ${deleting?.path ?? ''}?`}
+        confirmLabel="Delete"
+        danger
+        onConfirm={() => deleteDotfile(deleting!.path).then(() => onSaved(`${deleting!.path} is deleted.`))}
+        onClose={() => setDeleting(null)}
+      >
+        <Typography variant="body2">New sessions will no longer get this file. Sessions already running keep their copy.</Typography>
+      </ConfirmDialog>
+    </SectionCard>
+  );
+}

@@ -1,0 +1,104 @@
+'use client';
+/** Password change: the current password, the new one twice; checked here first, then by the manager. */
+import { useState, type FormEvent } from 'react';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import { ProblemAlert } from '@/components/admin/ui/feedback';
+import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { updatePassword } from './useSettings';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+export interface PasswordProblems {
+  current?: string;
+  next?: string;
+  repeat?: string;
+}
+
+/** The messages shown under the fields; empty when the form may be sent. */
+export function passwordProblems(current: string, next: string, repeat: string): PasswordProblems {
+  const problems: PasswordProblems = {};
+  if (!current) problems.current = 'Enter your current password.';
+  if (next.length < MIN_PASSWORD_LENGTH) problems.next = `At least ${MIN_PASSWORD_LENGTH} characters.`;
+  else if (next === current) problems.next = 'Choose a password different from the current one.';
+  if (repeat !== next) problems.repeat = 'The two new passwords do not match.';
+  return problems;
+}
+
+export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const problems = passwordProblems(current, next, repeat);
+  const valid = Object.keys(problems).length === 0;
+  // Messages appear once a field has something in it, or after a first attempt to send.
+  const show = (field: keyof PasswordProblems, value: string) => (submitted || value ? problems[field] : undefined);
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSubmitted(true);
+    if (!valid) return;
+    setPending(true);
+    setError(null);
+    try {
+      await updatePassword({ old_password: current, new_password: next, new_password2: repeat });
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+      setSubmitted(false);
+      onSaved('Your password is changed. Use it the next time you sign in.');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <SectionCard id="password" title="Password" description={`At least ${MIN_PASSWORD_LENGTH} characters. Signing in elsewhere keeps working until those sessions end.`}>
+      <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate sx={{ maxWidth: 420 }}>
+        <TextField
+          label="Current password"
+          name="current-password"
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+          error={Boolean(submitted && problems.current)}
+          helperText={(submitted && problems.current) || ' '}
+        />
+        <TextField
+          label="New password"
+          name="new-password"
+          type="password"
+          autoComplete="new-password"
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+          error={Boolean(show('next', next))}
+          helperText={show('next', next) || ' '}
+        />
+        <TextField
+          label="Repeat the new password"
+          name="new-password-repeat"
+          type="password"
+          autoComplete="new-password"
+          value={repeat}
+          onChange={(e) => setRepeat(e.target.value)}
+          error={Boolean(show('repeat', repeat))}
+          helperText={show('repeat', repeat) || ' '}
+        />
+        <ProblemAlert error={error} />
+        <div>
+          <Button type="submit" variant="contained" disabled={pending}>
+            {pending ? 'Changing…' : 'Change password'}
+          </Button>
+        </div>
+      </Stack>
+    </SectionCard>
+  );
+}

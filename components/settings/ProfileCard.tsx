@@ -1,0 +1,91 @@
+'use client';
+/** The caller's account: who they are (read-only) and the full name they can change. */
+import { useEffect, useState, type FormEvent } from 'react';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { Loading, ProblemAlert } from '@/components/admin/ui/feedback';
+import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { updateFullName, useAccount } from './useSettings';
+
+const MAX_FULL_NAME = 64;
+
+function Fact({ label, value }: { label: string; value: string }) {
+  return (
+    <Box sx={{ minWidth: 0 }}>
+      <Typography variant="caption" color="text.secondary" component="div">
+        {label}
+      </Typography>
+      <Typography variant="body2" sx={{ overflowWrap: 'anywhere' }}>
+        {value}
+      </Typography>
+    </Box>
+  );
+}
+
+export function ProfileCard({ onSaved }: { onSaved: (message: string) => void }) {
+  const { data, error } = useAccount();
+  const account = data?.user ?? null;
+  const [fullName, setFullName] = useState('');
+  const [pending, setPending] = useState(false);
+  const [saveError, setSaveError] = useState<unknown>(null);
+
+  useEffect(() => {
+    if (account) setFullName(account.full_name ?? '');
+  }, [account]);
+
+  const tooLong = fullName.length > MAX_FULL_NAME;
+  const unchanged = fullName === (account?.full_name ?? '');
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!account || tooLong) return;
+    setPending(true);
+    setSaveError(null);
+    try {
+      await updateFullName(account.email, fullName.trim());
+      onSaved('Your full name is saved.');
+    } catch (err) {
+      setSaveError(err);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <SectionCard id="profile" title="Profile" description="Who you are signed in as, and the name administrators see next to your email.">
+      {error ? (
+        <ProblemAlert error={error} />
+      ) : !account ? (
+        <Loading rows={2} />
+      ) : (
+        <Stack spacing={3}>
+          <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(4, minmax(0, 1fr))' } }}>
+            <Fact label="Email" value={account.email} />
+            <Fact label="Username" value={account.username ?? '—'} />
+            <Fact label="Domain" value={account.domain_name} />
+            <Fact label="Role" value={account.role} />
+          </Box>
+          <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+            <TextField
+              label="Full name"
+              name="full_name"
+              autoComplete="name"
+              value={fullName}
+              onChange={(e) => setFullName(e.target.value)}
+              error={tooLong}
+              helperText={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : ' '}
+              sx={{ flexGrow: 1, maxWidth: { sm: 420 } }}
+            />
+            <Button type="submit" variant="contained" disabled={pending || tooLong || unchanged} sx={{ mt: { sm: 1 } }}>
+              {pending ? 'Saving…' : 'Save name'}
+            </Button>
+          </Stack>
+          <ProblemAlert error={saveError} />
+        </Stack>
+      )}
+    </SectionCard>
+  );
+}

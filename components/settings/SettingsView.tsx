@@ -1,0 +1,27 @@
+'use client';
+/** The settings page: profile, password, SSH keypair, dotfiles and the bootstrap script, one card each. */
+import Stack from '@mui/material/Stack';
+import { PageHeader } from '@/components/admin/ui/PageHeader';
+import { useToast } from '@/components/admin/ui/useToast';
+import { BootstrapScriptCard } from './BootstrapScriptCard';
+import { DotfilesCard } from './DotfilesCard';
+import { PasswordCard } from './PasswordCard';
+import { ProfileCard } from './ProfileCard';
+import { SshKeypairCard } from './SshKeypairCard';
+
+export function SettingsView() {
+  const [toast, notify] = useToast();
+  return (
+    <>
+      <PageHeader title="Settings" description="Your account, and what Berth puts into every session you start." />
+      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
+        <ProfileCard onSaved={notify} />
+        <PasswordCard onSaved={notify} />
+        <SshKeypairCard onSaved={notify} />
+        <DotfilesCard onSaved={notify} />
+        <BootstrapScriptCard onSaved={notify} />
+      </Stack>
+      {toast}
+    </>
+  );
+}
