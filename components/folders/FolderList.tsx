@@ -1,0 +1,132 @@
+'use client';
+/** The folders page: the folders you own or that are shared with you, invitations to accept, and a new folder. */
+import { useState } from 'react';
+import NextLink from 'next/link';
+import { useRouter } from 'next/navigation';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Card from '@mui/material/Card';
+import Chip from '@mui/material/Chip';
+import Link from '@mui/material/Link';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
+import { PageHeader } from '@/components/admin/ui/PageHeader';
+import { AddIcon, FolderIcon } from '@/components/frame/icons';
+import { formatBytes, relativeTime } from '@/components/sessions/model';
+import { useNow } from '@/components/sessions/common';
+import { CreateFolderDialog } from './CreateFolderDialog';
+import { Invitations } from './Invitations';
+import { PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
+
+function FolderRow({ folder, now }: { folder: FolderSummary; now: number | null }) {
+  return (
+    <TableRow hover data-testid="folder-row" data-folder={folder.name}>
+      <TableCell>
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+          <FolderIcon fontSize="small" color="primary" />
+          <Link component={NextLink} href={`/folders/${folder.id}`} underline="hover" sx={{ fontWeight: 600 }}>
+            {folder.name}
+          </Link>
+          {folder.status !== 'ready' && <Chip size="small" label={folder.status} color={folder.status === 'cloning' ? 'info' : 'default'} />}
+        </Stack>
+      </TableCell>
+      <TableCell>
+        {folder.is_owner ? (
+          <Typography variant="body2">You</Typography>
+        ) : (
+          <Typography variant="body2" color="text.secondary">
+            {folder.type === 'group' ? `Project ${folder.group_name ?? ''}` : `Shared by ${folder.user_email ?? 'another user'}`}
+          </Typography>
+        )}
+      </TableCell>
+      <TableCell>
+        <Chip size="small" variant="outlined" label={PERMISSION_LABELS[folder.permission] ?? folder.permission} data-testid="folder-permission" />
+      </TableCell>
+      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{USAGE_LABELS[folder.usage_mode] ?? folder.usage_mode}</TableCell>
+      <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
+        {folder.cur_size === null ? '—' : formatBytes(folder.cur_size)}
+      </TableCell>
+      <TableCell sx={{ whiteSpace: 'nowrap', display: { xs: 'none', md: 'table-cell' } }} title={new Date(folder.created_at).toLocaleString()}>
+        {now === null ? '' : relativeTime(folder.created_at, now)}
+      </TableCell>
+    </TableRow>
+  );
+}
+
+export function FolderList() {
+  const router = useRouter();
+  const { data, error, isLoading, mutate } = useFolders();
+  const showSkeleton = useDelayed(isLoading && !data);
+  const now = useNow();
+  const [creating, setCreating] = useState(false);
+  const folders = [...(data ?? [])].sort((a, b) => Number(b.is_owner) - Number(a.is_owner) || a.name.localeCompare(b.name));
+  const newFolder = (
+    <Button variant="contained" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
+      New folder
+    </Button>
+  );
+
+  return (
+    <Box>
+      <PageHeader title="Folders" description="Storage that outlives sessions: mount folders into sessions, share them, upload and download files." actions={newFolder} />
+      <Stack spacing={3}>
+      <Invitations onAccepted={() => void mutate()} />
+      {error && !data && <ProblemAlert error={error} />}
+      {data && folders.length === 0 ? (
+        <Card variant="outlined">
+          <EmptyState title="No folders yet" icon={<FolderIcon color="action" sx={{ fontSize: 48 }} />} action={newFolder}>
+            A folder keeps your data, code and models between sessions. Create one, upload files into it, and mount it when you start a session.
+          </EmptyState>
+        </Card>
+      ) : (
+        (data || showSkeleton) && (
+          <TableContainer component={Card} variant="outlined">
+            <Table aria-label="Folders">
+              <TableHead>
+                <TableRow>
+                  <TableCell>Name</TableCell>
+                  <TableCell>Owner</TableCell>
+                  <TableCell>Permission</TableCell>
+                  <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Usage</TableCell>
+                  <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
+                    Size
+                  </TableCell>
+                  <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {data
+                  ? folders.map((f) => <FolderRow key={f.id} folder={f} now={now} />)
+                  : [0, 1, 2].map((i) => (
+                      <TableRow key={i}>
+                        <TableCell colSpan={6}>
+                          <Skeleton />
+                        </TableCell>
+                      </TableRow>
+                    ))}
+              </TableBody>
+            </Table>
+          </TableContainer>
+        )
+      )}
+      <CreateFolderDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(folder) => {
+          setCreating(false);
+          void mutate();
+          router.push(`/folders/${folder.id}`);
+        }}
+      />
+      </Stack>
+    </Box>
+  );
+}

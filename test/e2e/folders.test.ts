@@ -1,0 +1,248 @@
+/**
+ * The folders pages in a real browser: a user signs in, creates a folder, uploads a few MiB with tus through the
+ * dashboard's storage relay and sees the progress reach 100 %, sees the file listed, downloads it and gets the
+ * same bytes, makes a directory and downloads it as a zip, and shares the folder read-only with a second user.
+ * The second user, in a browser of their own, accepts the invitation from the inbox, sees the folder read-only
+ * and is refused an upload with the manager's reason. Nothing either browser received holds a key.
+ *
+ * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { readSettings } from '../../server/config/env';
+import { startBerth, type Berth } from '../../server/start';
+import { createUser } from '../../server/accounts/create-user';
+import { launchBrowser, recordResponses, type TestBrowser } from '../helpers/browser';
+
+const projectDir = fileURLToPath(new URL('../..', import.meta.url));
+const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
+const OWNER = { email: 'owner@example.com', username: 'owner', password: 'e2e-folders-owner-123' };
+const GUEST = { email: 'guest@example.com', username: 'guest', password: 'e2e-folders-guest-456' };
+const FOLDER = 'datasets';
+const PAYLOAD = randomBytes(6 * 1024 * 1024 + 12345);
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let dataDir: string;
+let berth: Berth;
+let webUrl: string;
+let owner: TestBrowser;
+let guest: TestBrowser | undefined;
+let page: Page;
+const keys: string[] = [];
+const recorders: ReturnType<typeof recordResponses>[] = [];
+const pageErrors: string[] = [];
+
+function watchErrors(p: Page): void {
+  p.on('pageerror', (error) => pageErrors.push(error.message));
+  p.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+  });
+}
+
+async function signIn(p: Page, who: { email: string; password: string }): Promise<void> {
+  await p.goto(`${webUrl}/login`);
+  await p.getByLabel('Email or username').fill(who.email);
+  await p.getByLabel('Password').fill(who.password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.waitForURL(`${webUrl}/`);
+}
+
+async function addUser(who: { email: string; username: string; password: string }): Promise<void> {
+  const created = await createUser(berth.app.db, {
+    email: who.email,
+    username: who.username,
+    password: who.password,
+    domainName: 'default',
+    role: 'user',
+    keypair: { isAdmin: false, rateLimit: 10000 },
+  });
+  keys.push(created.accessKey, created.secretKey);
+}
+
+beforeAll(async () => {
+  if (!existsSync(path.join(projectDir, '.next', 'BUILD_ID'))) throw new Error('The dashboard is not built: run `npx next build` before the e2e tests.');
+  dataDir = mkdtempSync(path.join(tmpdir(), 'berth-e2e-folders-'));
+  const settings = {
+    ...readSettings({ NODE_ENV: 'test', BERTH_DATA_DIR: dataDir }),
+    managerPort: 0,
+    webPort: 0,
+    appPort: 0,
+    adminPassword: 'e2e-folders-admin-789',
+    logLevel: 'silent',
+  };
+  berth = await startBerth({ settings, projectDir });
+  webUrl = berth.webUrl!;
+  keys.push(berth.bootstrap.credentials!.accessKey, berth.bootstrap.credentials!.secretKey);
+  await addUser(OWNER);
+  mkdirSync(screenshotDir, { recursive: true });
+
+  owner = await launchBrowser();
+  page = owner.page;
+  watchErrors(page);
+  recorders.push(recordResponses(owner.context));
+  await signIn(page, OWNER);
+});
+
+afterAll(async () => {
+  await guest?.close();
+  await owner?.close();
+  await berth?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('folders in the browser', () => {
+  it('shows the empty state, then creates a folder from the dialog', async () => {
+    await page.getByRole('link', { name: 'Folders', exact: true }).click();
+    await page.waitForURL(`${webUrl}/folders`);
+    await page.getByText('No folders yet').waitFor();
+    await page.getByRole('button', { name: 'New folder' }).first().click();
+    await page.getByTestId('folder-name-input').fill(FOLDER);
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.waitForURL(/\/folders\/[0-9a-f]{32}$/);
+    await page.getByRole('heading', { name: FOLDER }).waitFor();
+    await page.getByText('This folder is empty').waitFor();
+  });
+
+  it('uploads a few MiB with progress reaching 100 %, lists the file and downloads the same bytes', async () => {
+    // Every percentage the progress panel shows, recorded in the page as it changes.
+    await page.evaluate(() => {
+      const seen: number[] = [];
+      (window as unknown as { __percents: number[] }).__percents = seen;
+      new MutationObserver(() => {
+        const panel = document.querySelector('[data-testid="upload-progress"]');
+        const value = panel ? Number(panel.getAttribute('data-percent')) : NaN;
+        if (!Number.isNaN(value) && seen[seen.length - 1] !== value) seen.push(value);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-percent'] });
+    });
+    await page.getByTestId('folder-upload-input').setInputFiles({ name: 'weights.bin', mimeType: 'application/octet-stream', buffer: PAYLOAD });
+    const panel = page.locator('[data-testid="upload-progress"][data-done="yes"]');
+    await panel.waitFor({ timeout: 60_000 });
+    expect(await panel.getAttribute('data-percent')).toBe('100');
+    expect(await panel.innerText()).toContain('100%');
+    const percents = await page.evaluate(() => (window as unknown as { __percents: number[] }).__percents);
+    expect(percents[percents.length - 1]).toBe(100);
+
+    const row = page.locator('[data-testid="file-row"][data-name="weights.bin"]');
+    await row.waitFor();
+    expect(await row.innerText()).toContain('6.0 MiB');
+
+    const download = page.waitForEvent('download');
+    await row.getByRole('button', { name: 'Download weights.bin' }).click();
+    const file = await (await download).path();
+    expect(sha(readFileSync(file))).toBe(sha(PAYLOAD));
+  });
+
+  it('makes a directory, moves the file into it and downloads the directory as a zip', async () => {
+    await page.getByRole('button', { name: 'New directory' }).click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('models');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const dirRow = page.locator('[data-testid="file-row"][data-name="models"]');
+    await dirRow.waitFor();
+
+    await page.getByRole('checkbox', { name: 'Select weights.bin' }).check();
+    await page.getByTestId('selection-toolbar').getByRole('button', { name: 'Move' }).click();
+    await page.getByRole('textbox', { name: 'Destination directory' }).fill('/models');
+    await page.getByRole('button', { name: 'Move', exact: true }).last().click();
+    await page.locator('[data-testid="file-row"][data-name="weights.bin"]').waitFor({ state: 'detached' });
+
+    const download = page.waitForEvent('download');
+    await dirRow.getByRole('button', { name: 'Download models' }).click();
+    const zip = readFileSync(await (await download).path());
+    expect(zip.subarray(0, 2).toString('latin1')).toBe('PK');
+
+    await dirRow.getByRole('button', { name: 'models', exact: true }).click();
+    await page.locator('[data-testid="file-row"][data-name="weights.bin"]').waitFor();
+    await page.screenshot({ path: path.join(screenshotDir, 'folder.png') });
+    await page.getByRole('navigation', { name: 'Path' }).getByRole('button', { name: FOLDER, exact: true }).click();
+    await dirRow.waitFor();
+  });
+
+  it('shares the folder read-only by email', async () => {
+    await addUser(GUEST);
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    await page.getByTestId('share-emails').fill(GUEST.email);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByTestId('share-result').waitFor();
+    expect(await page.getByTestId('share-result').innerText()).toContain(GUEST.email);
+    await page.getByRole('button', { name: 'Done' }).click();
+  });
+
+  it('the guest accepts the invitation from the inbox, sees the folder read-only and is refused an upload', async () => {
+    guest = await launchBrowser();
+    const other = guest.page;
+    watchErrors(other);
+    recorders.push(recordResponses(guest.context));
+    await signIn(other, GUEST);
+    await other.goto(`${webUrl}/folders`);
+    const invitation = other.locator(`[data-testid="invitation"][data-folder="${FOLDER}"]`);
+    await invitation.waitFor();
+    expect(await invitation.innerText()).toContain(OWNER.email);
+    expect(await invitation.innerText()).toContain('Read only');
+    await invitation.getByRole('button', { name: 'Accept' }).click();
+    await invitation.waitFor({ state: 'detached' });
+
+    const row = other.locator(`[data-testid="folder-row"][data-folder="${FOLDER}"]`);
+    await row.waitFor();
+    expect(await row.getByTestId('folder-permission').innerText()).toBe('Read only');
+    expect(await row.innerText()).toContain(`Shared by ${OWNER.email}`);
+    await other.screenshot({ path: path.join(screenshotDir, 'folders.png') });
+
+    await row.getByRole('link', { name: FOLDER }).click();
+    await other.locator('[data-testid="file-row"][data-name="models"]').waitFor();
+    await other.getByTestId('folder-upload-input').setInputFiles({ name: 'intruder.txt', mimeType: 'text/plain', buffer: Buffer.from('not allowed') });
+    const problem = other.getByTestId('folder-problem');
+    await problem.waitFor();
+    expect(await problem.innerText()).toContain('does not let you write to it');
+    expect(await other.locator('[data-testid="file-row"][data-name="intruder.txt"]').count()).toBe(0);
+  });
+
+  it('clones a cloneable folder and follows the copy to the end', async () => {
+    await page.goto(`${webUrl}/folders`);
+    await page.getByRole('button', { name: 'New folder' }).first().click();
+    await page.getByTestId('folder-name-input').fill('template');
+    await page.getByLabel('Others with access may clone it').check();
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'template' }).waitFor();
+    await page.getByTestId('folder-upload-input').setInputFiles({ name: 'readme.txt', mimeType: 'text/plain', buffer: Buffer.from('clone me\n') });
+    await page.locator('[data-testid="upload-progress"][data-done="yes"]').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Clone', exact: true }).click();
+    await page.getByRole('textbox', { name: 'New folder name' }).fill('template-copy');
+    await page.getByRole('dialog').getByRole('button', { name: 'Clone', exact: true }).click();
+    await page.getByTestId('clone-done').waitFor({ timeout: 30_000 });
+    await page.getByTestId('clone-done').getByRole('link', { name: 'template-copy' }).click();
+    await page.getByRole('heading', { name: 'template-copy' }).waitFor();
+    await page.locator('[data-testid="file-row"][data-name="readme.txt"]').waitFor();
+  });
+
+  it('refuses tus writes to the storage relay from another origin', async () => {
+    const res = await fetch(`${webUrl}/api/storage/upload?token=x`, {
+      method: 'PATCH',
+      headers: { Origin: 'https://evil.example', 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' },
+      body: 'bytes',
+    });
+    expect(res.status).toBe(403);
+    const unknown = await fetch(`${webUrl}/api/storage/elsewhere`);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('never hands an access or secret key to either browser', async () => {
+    await page.goto('about:blank');
+    await guest!.page.goto('about:blank');
+    const responses = (await Promise.all(recorders.map((r) => r.settled()))).flat();
+    const readable = responses.filter((r) => r.body !== null && r.url.startsWith(webUrl));
+    expect(readable.some((r) => r.url.includes('/api/manager/folders'))).toBe(true);
+    expect(readable.some((r) => r.resourceType === 'script')).toBe(true);
+    for (const { url, body } of readable) {
+      for (const key of keys) expect(body!.includes(key), `a key in ${url}`).toBe(false);
+    }
+  });
+
+  it('rendered every page without script errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
