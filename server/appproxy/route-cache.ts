@@ -9,10 +9,16 @@ export class RouteCache {
 
   constructor(private readonly app: App) {}
 
-  async get(routeId: string): Promise<AppRoute | null> {
-    const now = Date.now();
+  /** The cached answer while it is fresh (null: no such route); undefined when the database must be asked. */
+  peek(routeId: string): AppRoute | null | undefined {
     const hit = this.entries.get(routeId);
-    if (hit && hit.expires > now) return hit.route;
+    return hit && hit.expires > Date.now() ? hit.route : undefined;
+  }
+
+  async get(routeId: string): Promise<AppRoute | null> {
+    const cached = this.peek(routeId);
+    if (cached !== undefined) return cached;
+    const now = Date.now();
     const route = (await this.app.db.selectFrom('app_routes').selectAll().where('id', '=', routeId).executeTakeFirst()) ?? null;
     if (this.entries.size > 10_000) this.entries.clear();
     this.entries.set(routeId, { route, expires: now + TTL_MS });

@@ -8,9 +8,11 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import type { App } from '../app';
+import type { AppRoute } from '../db/schema';
 import { Problem } from '../http/problem';
 import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
 import { RouteCache } from './route-cache';
+import { VerifiedCookies } from './verified-cookies';
 import { forwardedCookies, parseCookies } from '../http/cookies';
 
 const APP_PATH = /^\/app\/([a-f0-9]{24})(\/|$)/;
@@ -39,6 +41,7 @@ function refuseUpgrade(socket: Duplex, problem: Problem): void {
 export function createAppProxyServer(app: App): http.Server {
   const secret = appProxySecret(app);
   const routes = new RouteCache(app);
+  const verified = new VerifiedCookies((routeId, value) => verifyCookie(secret, routeId, value));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   const proxy = createProxyServer({ agent, ws: true, xfwd: true, proxyTimeout: 0 });
   proxy.on('error', (err, _req, target) => {
@@ -49,19 +52,32 @@ export function createAppProxyServer(app: App): http.Server {
   });
 
   const publicBase = (req: http.IncomingMessage) => `http://${req.headers.host ?? `${app.settings.host}:${app.settings.appPort}`}`;
+  // Wildcard-subdomain mode (BERTH_APP_DOMAIN): every app on its own origin, <route>.<domain>.
+  const domain = app.settings.appDomain?.toLowerCase();
+  const scheme = app.settings.appProxyUrl ? new URL(app.settings.appProxyUrl).protocol.replace(':', '') : 'http';
+  const routeOrigin = (req: http.IncomingMessage, routeId: string) => (domain ? `${scheme}://${routeId}.${domain}` : publicBase(req));
+  /** In wildcard mode a route is only served on its own subdomain. */
+  const onItsOrigin = (req: http.IncomingMessage, routeId: string) => !domain || (req.headers.host ?? '').toLowerCase().split(':')[0] === `${routeId}.${domain}`;
 
-  /** Checks the route cookie; answers the route and rewrites the request headers, or throws a Problem. */
-  async function admit(req: http.IncomingMessage, routeId: string) {
-    const route = await routes.get(routeId);
-    if (!route) throw new Problem('url-not-found', 'No app is published at this address.');
+  /**
+   * Checks the route cookie; answers the route and rewrites the request headers, or throws a Problem. Synchronous
+   * while the route is cached, so the hot path of a busy app never waits on a promise.
+   */
+  function admitTo(req: http.IncomingMessage, routeId: string, route: AppRoute | null): AppRoute {
+    if (!route || !onItsOrigin(req, routeId)) throw new Problem('url-not-found', 'No app is published at this address.');
     const cookies = parseCookies(req.headers.cookie);
-    const user = verifyCookie(secret, routeId, cookies[cookieName(routeId)]);
+    const user = verified.user(routeId, cookies[cookieName(routeId)]);
     if (!user || user !== route.user_uuid) throw new Problem('auth-failed', 'Open this app from Berth (start-service) to get access.');
     delete req.headers.authorization;
     const kept = forwardedCookies(cookies);
     if (kept) req.headers.cookie = kept;
     else delete req.headers.cookie;
     return route;
+  }
+
+  async function admit(req: http.IncomingMessage, routeId: string): Promise<AppRoute> {
+    const cached = routes.peek(routeId);
+    return admitTo(req, routeId, cached !== undefined ? cached : await routes.get(routeId));
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -72,7 +88,7 @@ export function createAppProxyServer(app: App): http.Server {
     if (add) {
       const grant = await peekToken(app, add[1], add[2], url.searchParams.get('app') ?? undefined);
       if (!grant) throw new Problem('auth-failed', 'The token is invalid, used or expired.');
-      const auth = new URL(`${publicBase(req)}/v2/proxy/auth`);
+      const auth = new URL(`${routeOrigin(req, grant.route.id)}/v2/proxy/auth`);
       auth.searchParams.set('token', add[1]);
       auth.searchParams.set('session_id', add[2]);
       auth.searchParams.set('app', grant.route.app);
@@ -84,9 +100,10 @@ export function createAppProxyServer(app: App): http.Server {
       const token = url.searchParams.get('token') ?? '';
       const grant = await consumeToken(app, token, url.searchParams.get('session_id') ?? undefined, url.searchParams.get('app') ?? undefined);
       if (!grant) throw new Problem('auth-failed', 'The token is invalid, used or expired.');
+      if (!onItsOrigin(req, grant.route.id)) throw new Problem('url-not-found', 'This app is served on its own subdomain.');
       const path = `/app/${grant.route.id}/`;
       const cookie = `${cookieName(grant.route.id)}=${signCookie(secret, grant.route.id, grant.userId)}; Path=${path}; Max-Age=${COOKIE_TTL_S}; HttpOnly; SameSite=Lax`;
-      const redirect = `${publicBase(req)}${path}${(url.searchParams.get('redirect') ?? '').replace(/^\/+/, '')}`;
+      const redirect = `${routeOrigin(req, grant.route.id)}${path}${(url.searchParams.get('redirect') ?? '').replace(/^\/+/, '')}`;
       if ((req.headers.accept ?? '').includes('application/json')) {
         res.setHeader('Set-Cookie', cookie);
         return sendJson(res, { redirect_url: redirect, reuse: false });
@@ -98,7 +115,8 @@ export function createAppProxyServer(app: App): http.Server {
 
     const match = APP_PATH.exec(url.pathname);
     if (!match) throw new Problem('url-not-found', 'No app is published at this address.');
-    const route = await admit(req, match[1]);
+    const cached = routes.peek(match[1]);
+    const route = admitTo(req, match[1], cached !== undefined ? cached : await routes.get(match[1]));
     proxy.web(req, res, { target: { host: '127.0.0.1', port: route.host_port } });
   }
 

@@ -37,6 +37,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       // Byte counts live in int8 columns; they stay far below 2^53, so plain numbers are safe and match PGlite.
       types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
     });
+    // An idle client can lose its connection (server restart, admin termination): the pool replaces it, and
+    // the error must not become an uncaught exception that stops the manager.
+    pool.on('error', (err) => console.error('database connection lost:', err.message));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     opened = { db, kind: 'postgres', close: () => db.destroy() };
   } else {

@@ -9,7 +9,7 @@ import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { mainKernel } from '../sessions/execute';
 import { restartSession } from '../sessions/restart';
-import type { RunnerConnection } from '../agents/local/runner-client';
+import type { RunnerConnection, RunnerEvent } from '../agents/local/runner-client';
 
 const frame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stdin'), chars: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/) }),
@@ -18,29 +18,43 @@ const frame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('restart') }),
 ]);
 
-export async function openTerminal(app: App, session: Session, rows = 25, cols = 80): Promise<RunnerConnection> {
-  const kernel = await mainKernel(app, session);
-  return app.agents.get(kernel.agent_id!)!.pty(kernel.id, rows, cols);
+/** A terminal whose first output (the prompt) is kept until servePty attaches, so nothing is lost. */
+export interface OpenTerminal {
+  connection: RunnerConnection;
+  early: RunnerEvent[];
+  stopBuffering: () => void;
 }
 
-export function servePty(app: App, session: Session, first: RunnerConnection, ws: WebSocket): void {
-  let terminal = first;
+export async function openTerminal(app: App, session: Session, rows = 25, cols = 80): Promise<OpenTerminal> {
+  const kernel = await mainKernel(app, session);
+  const connection = await app.agents.get(kernel.agent_id!)!.pty(kernel.id, rows, cols);
+  const early: RunnerEvent[] = [];
+  const keep = (event: RunnerEvent) => early.push(event);
+  connection.on('event', keep);
+  return { connection, early, stopBuffering: () => connection.off('event', keep) };
+}
+
+export function servePty(app: App, session: Session, first: OpenTerminal, ws: WebSocket): void {
+  let terminal = first.connection;
   let size = { rows: 25, cols: 80 };
   let closed = false;
 
+  const onEvent = (event: RunnerEvent) => {
+    if (event.t === 'out') ws.send(JSON.stringify({ type: 'out', data: event.b64 }));
+    else if (event.t === 'exit') {
+      ws.send(JSON.stringify({ type: 'error', data: `The shell exited (code ${event.code}).` }));
+      ws.close(1000, 'shell exited');
+    }
+  };
   const attach = (connection: RunnerConnection) => {
-    connection.on('event', (event) => {
-      if (event.t === 'out') ws.send(JSON.stringify({ type: 'out', data: event.b64 }));
-      else if (event.t === 'exit') {
-        ws.send(JSON.stringify({ type: 'error', data: `The shell exited (code ${event.code}).` }));
-        ws.close(1000, 'shell exited');
-      }
-    });
+    connection.on('event', onEvent);
     connection.on('close', () => {
       if (!closed && terminal === connection) ws.close(1011, 'terminal closed');
     });
   };
+  first.stopBuffering();
   attach(terminal);
+  for (const event of first.early) onEvent(event);
 
   ws.on('message', async (data, isBinary) => {
     let message: z.infer<typeof frame>;
@@ -60,9 +74,12 @@ export function servePty(app: App, session: Session, first: RunnerConnection, ws
       try {
         const current = await app.db.selectFrom('sessions').selectAll().where('id', '=', session.id).executeTakeFirstOrThrow();
         await restartSession(app, current);
-        terminal = await openTerminal(app, current, size.rows, size.cols);
+        const reopened = await openTerminal(app, current, size.rows, size.cols);
+        reopened.stopBuffering();
+        terminal = reopened.connection;
         previous.close();
         attach(terminal);
+        for (const event of reopened.early) onEvent(event);
       } catch (err) {
         ws.send(JSON.stringify({ type: 'error', data: `Restart failed: ${err instanceof Error ? err.message : String(err)}` }));
       }

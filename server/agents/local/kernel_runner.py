@@ -25,6 +25,7 @@ import subprocess
 import sys
 import termios
 import threading
+import time
 import traceback
 
 SOCKET_PATH, RUNTIME = sys.argv[1], sys.argv[2]
@@ -263,9 +264,12 @@ def serve_pty(channel, request):
             pass
 
     threading.Thread(target=from_client, daemon=True).start()
+    # poll, not select: select() fails for descriptors past 1024, which a long-lived session reaches.
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     while True:
         try:
-            ready, _, _ = select.select([fd], [], [], 1.0)
+            ready = poller.poll(1000)
             if not ready:
                 if channel.closed:
                     break
@@ -276,7 +280,19 @@ def serve_pty(channel, request):
         if not data:
             break
         channel.send({'t': 'out', 'b64': base64.b64encode(data).decode('ascii')})
-    _, status = os.waitpid(pid, 0)
+    # Closing the pty hangs up a shell that missed SIGHUP; a shell that outlives both is killed.
+    os.close(fd)
+    for _ in range(20):
+        finished, status = os.waitpid(pid, os.WNOHANG)
+        if finished:
+            break
+        time.sleep(0.05)
+    else:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, status = os.waitpid(pid, 0)
     channel.send({'t': 'exit', 'code': os.waitstatus_to_exitcode(status)})
 
 

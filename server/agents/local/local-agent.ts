@@ -116,7 +116,7 @@ export class LocalAgent implements Agent {
     child.unref();
     const record: KernelRecord = { pid: child.pid!, child, cgroup, destroying: false, exited: false };
     this.kernels.set(spec.kernelId, record);
-    child.once('exit', (code, signal) => this.handleExit(spec.kernelId, code ?? (signal ? 128 + 9 : null)));
+    child.once('exit', (code, signal) => this.handleExit(spec.kernelId, record, code ?? (signal ? 128 + 9 : null)));
     try {
       await this.waitReady(child, record, this.options.startTimeoutMs ?? 60_000);
     } catch (err) {
@@ -162,11 +162,11 @@ export class LocalAgent implements Agent {
     });
   }
 
-  private handleExit(kernelId: string, exitCode: number | null): void {
-    const record = this.kernels.get(kernelId);
-    if (!record || record.exited) return;
+  /** `record` is the sandbox that exited: after a restart a new sandbox may already hold the kernel's id. */
+  private handleExit(kernelId: string, record: KernelRecord, exitCode: number | null): void {
+    if (record.exited) return;
     record.exited = true;
-    if (record.destroying) return;
+    if (record.destroying || this.kernels.get(kernelId) !== record) return;
     const oomKilled = record.cgroup.oomKilled();
     // Anything left in the sandbox goes with it.
     killTree(record.pid, record.cgroup.pids());
@@ -176,7 +176,7 @@ export class LocalAgent implements Agent {
 
   private pollAdopted(): void {
     for (const [kernelId, record] of this.kernels) {
-      if (!record.child && !record.exited && !isRunning(record.pid)) this.handleExit(kernelId, null);
+      if (!record.child && !record.exited && !isRunning(record.pid)) this.handleExit(kernelId, record, null);
     }
   }
 

@@ -6,6 +6,7 @@ import { UsageError } from './credentials';
 import { login, logout, version, whoami } from './account';
 import { config } from './config';
 import { events, session } from './sessions';
+import { folder } from './folders';
 
 const USAGE = `Usage: berth <command> [options]
 
@@ -26,6 +27,18 @@ const USAGE = `Usage: berth <command> [options]
   session destroy NAME [--forced]  end the session
   events [--name NAME] [--scope session|kernel]
                                    print session events as JSON lines
+  folder list [--json]             your folders and the ones shared with you
+  folder create NAME [--group G] [--cloneable]
+  folder ls NAME [PATH] [--json]   list a directory of a folder
+  folder upload NAME LOCAL_FILE [REMOTE_PATH] [--chunk-size 8M]
+                                   resumable (tus) upload; run it again to resume
+  folder download NAME REMOTE_PATH [LOCAL_FILE] [--archive]
+                                   stream a file (or a directory as a zip) to disk
+  folder share NAME EMAIL [--perm ro|rw]   invite a user
+  folder invitations               invitations waiting for you
+  folder accept INV_ID             accept an invitation
+  folder clone NAME TARGET [--cloneable]   copy a cloneable folder, waits until done
+  folder delete NAME               move a folder to the trash
   request METHOD PATH [JSON]       any signed request; prints the JSON answer
 
 Environment: BERTH_ENDPOINT (default http://127.0.0.1:8081), BERTH_ACCESS_KEY, BERTH_SECRET_KEY,
@@ -48,6 +61,8 @@ async function run(argv: string[]): Promise<unknown> {
       return session(rest);
     case 'events':
       return events(rest);
+    case 'folder':
+      return folder(rest);
     case 'request': {
       const [method, requestPath, body] = rest;
       if (!method || !requestPath) throw new UsageError('request needs METHOD and PATH');

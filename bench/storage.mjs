@@ -1,0 +1,250 @@
+// Virtual folder transfers (issue: virtual folders, performance). Berth runs as a child process from dist/server.mjs;
+// the baseline, measured in the same run, is a bare node:http server (also a child process) that pipes a request
+// body into a file on the same disk and streams a file back. Figures: MB/s and the ratio to the baseline for a
+// 1 GiB upload (request-upload + tus PATCH) and download (request-download), zip streaming of 10,000 small files,
+// listing 100,000 entries, and the manager's RSS (VmRSS) before/peak/after each phase.
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, loadClient, startProcess } from './harness.mjs';
+import { buildServer } from '../scripts/build.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { BerthClient } = await loadClient(root);
+const ACCESS_KEY = 'AKBENCH0000000000003';
+const SECRET_KEY = 'benchSecretKey00000000000000000000000003';
+const SIZE = Number(process.env.BENCH_STORAGE_BYTES ?? 1024 ** 3);
+const ROUNDS = Number(process.env.BENCH_STORAGE_ROUNDS ?? 2);
+const ZIP_FILES = 10_000;
+const LIST_ENTRIES = 100_000;
+const CHUNK = 8 * 1024 * 1024;
+const TUS = { 'Tus-Resumable': '1.0.0' };
+
+const MB = (bytes, ms) => bytes / 1e6 / (ms / 1000);
+const mib = (bytes) => (bytes / 1024 ** 2).toFixed(0);
+
+/** Samples a process's VmRSS every 25 ms while `work` runs. */
+function rss(pid) {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(text)[1]) * 1024;
+}
+async function sampled(pid, work) {
+  const before = rss(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, rss(pid))), 25);
+  const started = performance.now();
+  try {
+    const result = await work();
+    return { ...result, ms: performance.now() - started, mem: { before, peak: Math.max(peak, rss(pid)), after: 0 } };
+  } finally {
+    clearInterval(timer);
+  }
+}
+async function settle(pid, run) {
+  await new Promise((r) => setTimeout(r, 500));
+  run.mem.after = rss(pid);
+  return run;
+}
+
+/** One streamed request; resolves with the status, headers and how many response bytes arrived. */
+function send(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (c) => (bytes += c.length));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, bytes }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body) {
+      body.on('error', reject);
+      body.pipe(req);
+    } else req.end();
+  });
+}
+
+function sha256File(file) {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(file).on('data', (c) => hash.update(c)).on('end', () => resolve(hash.digest('hex'))).on('error', reject);
+  });
+}
+
+const BASELINE = `
+import http from 'node:http';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+const server = http.createServer(async (req, res) => {
+  const params = new URL(req.url, 'http://x').searchParams;
+  const file = params.get('file');
+  const offset = Number(params.get('offset') ?? 0);
+  if (req.method === 'PUT') {
+    await pipeline(req, createWriteStream(file, { flags: offset ? 'r+' : 'w', start: offset }));
+    res.writeHead(204).end();
+  } else {
+    res.writeHead(200, { 'Content-Length': String(statSync(file).size), 'Content-Type': 'application/octet-stream' });
+    await pipeline(createReadStream(file), res);
+  }
+});
+server.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+await buildServer();
+const scratch = mkdtempSync(path.join(tmpdir(), 'berth-bench-storage-'));
+const dataDir = path.join(scratch, 'data');
+mkdirSync(dataDir);
+const source = path.join(scratch, 'source.bin');
+let berth;
+let bare;
+let client;
+try {
+  // The 1 GiB of random bytes, written in 16 MiB pieces (bounded by SIZE).
+  const sourceHash = createHash('sha256');
+  const fd = openSync(source, 'w');
+  for (let written = 0; written < SIZE; ) {
+    const piece = randomBytes(Math.min(16 * 1024 * 1024, SIZE - written));
+    writeSync(fd, piece);
+    sourceHash.update(piece);
+    written += piece.length;
+  }
+  closeSync(fd);
+  const expected = sourceHash.digest('hex');
+
+  const port = await freePort();
+  berth = await startProcess([path.join(root, 'dist/server.mjs')], {
+    BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
+  }, /Berth ready/);
+  const barePort = await freePort();
+  bare = await startProcess(['--input-type=module', '-e', BASELINE], { PORT: String(barePort) });
+  client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
+  const pid = berth.child.pid;
+
+  const folder = await client.call('POST', '/folders', { body: { name: 'bench-storage' } });
+  const folderRoot = path.join(dataDir, 'vfolders', 'volume1', folder.id);
+  // The baseline writes into the same volume (same disk), outside the folder.
+  const bareDir = path.join(dataDir, 'vfolders', 'volume1', 'bench-baseline');
+  mkdirSync(bareDir);
+
+  async function bareUpload(i, chunk) {
+    const file = path.join(bareDir, `up-${i}.bin`);
+    for (let offset = 0; offset < SIZE; offset += chunk) {
+      const end = Math.min(SIZE, offset + chunk);
+      const res = await send(`http://127.0.0.1:${barePort}/?file=${encodeURIComponent(file)}&offset=${offset}`, {
+        method: 'PUT', headers: { 'Content-Length': String(end - offset) }, body: createReadStream(source, { start: offset, end: end - 1 }),
+      });
+      if (res.status !== 204) throw new Error(`baseline upload answered ${res.status}`);
+    }
+    return { file };
+  }
+  async function bareDownload(file) {
+    const res = await send(`http://127.0.0.1:${barePort}/?file=${encodeURIComponent(file)}`);
+    if (res.bytes !== SIZE) throw new Error(`baseline download gave ${res.bytes} bytes`);
+    return {};
+  }
+  async function tusUpload(remote, chunk) {
+    const { token, url } = await client.call('POST', '/folders/bench-storage/request-upload', { body: { path: remote, size: SIZE } });
+    const target = `${url}?token=${encodeURIComponent(token)}`;
+    let offset = 0;
+    for (let requests = 0; offset < SIZE && requests <= Math.ceil(SIZE / chunk); requests++) {
+      const end = Math.min(SIZE, offset + chunk);
+      const res = await send(target, {
+        method: 'PATCH',
+        headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset), 'Content-Length': String(end - offset) },
+        body: createReadStream(source, { start: offset, end: end - 1 }),
+      });
+      if (res.status !== 204) throw new Error(`PATCH answered ${res.status}`);
+      offset = Number(res.headers['upload-offset']);
+    }
+    if (offset !== SIZE) throw new Error(`the upload stopped at ${offset}`);
+    return {};
+  }
+  async function berthDownload(remote, archive = false) {
+    const { token, url } = await client.call('POST', '/folders/bench-storage/request-download', { body: { path: remote, archive } });
+    const res = await send(`${url}?token=${encodeURIComponent(token)}`);
+    if (res.status !== 200) throw new Error(`download answered ${res.status}`);
+    return { bytes: res.bytes };
+  }
+
+  const runs = { bareUp: [], bareUpChunked: [], bareDown: [], tusWhole: [], tusChunked: [], berthDown: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const up = await settle(pid, await sampled(pid, () => bareUpload(round, SIZE)));
+    runs.bareUp.push(up);
+    runs.bareDown.push(await settle(pid, await sampled(pid, () => bareDownload(up.file))));
+    rmSync(up.file);
+    const chunked = await sampled(pid, () => bareUpload(round, CHUNK));
+    runs.bareUpChunked.push(chunked);
+    if ((await sha256File(chunked.file)) !== expected) throw new Error('the chunked baseline upload differs from the source');
+    rmSync(chunked.file);
+    runs.tusWhole.push(await settle(pid, await sampled(pid, () => tusUpload(`whole-${round}.bin`, SIZE))));
+    runs.tusChunked.push(await settle(pid, await sampled(pid, () => tusUpload(`chunked-${round}.bin`, CHUNK))));
+    runs.berthDown.push(await settle(pid, await sampled(pid, () => berthDownload(`whole-${round}.bin`))));
+    for (const name of [`whole-${round}.bin`, `chunked-${round}.bin`]) {
+      const hash = await sha256File(path.join(folderRoot, name));
+      if (hash !== expected) throw new Error(`${name} differs from the source`);
+    }
+    await client.call('DELETE', '/folders/bench-storage/delete-files', { body: { files: [`whole-${round}.bin`, `chunked-${round}.bin`] } });
+  }
+  const best = (list) => list.reduce((a, b) => (b.ms < a.ms ? b : a));
+  const memCell = (run) => `${mib(run.mem.before)} / ${mib(run.mem.peak)} / ${mib(run.mem.after)}`;
+
+  // Zip streaming of 10,000 small files (1 KiB each, 100 directories), written straight into the folder.
+  const zipDir = path.join(folderRoot, 'many');
+  for (let d = 0; d < 100; d++) {
+    mkdirSync(path.join(zipDir, `d${d}`), { recursive: true });
+    for (let f = 0; f < ZIP_FILES / 100; f++) {
+      const out = openSync(path.join(zipDir, `d${d}`, `f${f}.txt`), 'w');
+      writeSync(out, randomBytes(512).toString('hex'));
+      closeSync(out);
+    }
+  }
+  const zip = await settle(pid, await sampled(pid, () => berthDownload('many', true)));
+
+  // Listing 100,000 entries of one directory.
+  const wide = path.join(folderRoot, 'wide');
+  mkdirSync(wide);
+  for (let i = 0; i < LIST_ENTRIES; i++) closeSync(openSync(path.join(wide, `entry-${String(i).padStart(6, '0')}`), 'w'));
+  const listing = await settle(pid, await sampled(pid, async () => {
+    const res = await client.request('GET', '/folders/bench-storage/files', { query: { path: 'wide' } });
+    if (res.status !== 200) throw new Error(`listing answered ${res.status}`);
+    return { bytes: res.body.length, items: res.json().items.length };
+  }));
+  if (listing.items !== LIST_ENTRIES) throw new Error(`the listing had ${listing.items} entries`);
+
+  console.log(`\nTransfers of ${mib(SIZE)} MiB of random bytes over loopback into the same disk (best of ${ROUNDS}; manager RSS MiB before / peak / after)`);
+  console.log('| case | MB/s | vs baseline | manager RSS MiB |');
+  console.log('|---|---:|---:|---:|');
+  const bu = MB(SIZE, best(runs.bareUp).ms);
+  const buc = MB(SIZE, best(runs.bareUpChunked).ms);
+  const bd = MB(SIZE, best(runs.bareDown).ms);
+  const uploads = [
+    ['upload: bare node:http, one PUT → file (baseline)', runs.bareUp, bu],
+    ['upload: request-upload + one tus PATCH', runs.tusWhole, bu],
+    ['upload: bare node:http, PUTs of 8 MiB → file (baseline)', runs.bareUpChunked, buc],
+    ['upload: request-upload + tus PATCHes of 8 MiB (the CLI)', runs.tusChunked, buc],
+  ];
+  for (const [label, list, baseline] of uploads) {
+    const r = best(list);
+    const bare = label.includes('baseline');
+    console.log(`| ${label} | ${MB(SIZE, r.ms).toFixed(0)} | ${(MB(SIZE, r.ms) / baseline).toFixed(2)} | ${bare ? '(other process)' : memCell(r)} |`);
+  }
+  console.log(`| download: bare node:http file → GET (baseline) | ${bd.toFixed(0)} | 1.00 | (other process) |`);
+  const dr = best(runs.berthDown);
+  console.log(`| download: request-download + GET | ${MB(SIZE, dr.ms).toFixed(0)} | ${(MB(SIZE, dr.ms) / bd).toFixed(2)} | ${memCell(dr)} |`);
+
+  console.log('\nDirectories');
+  console.log('| case | ms | bytes | manager RSS MiB |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| zip stream of ${ZIP_FILES.toLocaleString('en')} files × 1 KiB (archive=true) | ${zip.ms.toFixed(0)} | ${zip.bytes} | ${memCell(zip)} |`);
+  console.log(`| GET /folders/{name}/files, ${LIST_ENTRIES.toLocaleString('en')} entries | ${listing.ms.toFixed(0)} | ${listing.bytes} | ${memCell(listing)} |`);
+
+  await client.call('DELETE', '/folders/bench-storage');
+} finally {
+  client?.close();
+  await berth?.stop();
+  await bare?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
