@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, loadClient, measure, printTable, startProcess } from './harness.mjs';
+import { freePort, loadClient, loadGenerator, measure, printTable, startProcess } from './harness.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
@@ -59,4 +59,4 @@ for (const [name, env, pg] of [['PGlite', {}, null], ['PostgreSQL', null, true]]
     db?.stop();
   }
 }
-printTable(`Signed API vs bare node:http (${duration}s per case, 16 keep-alive connections)`, rows);
+printTable(`Signed API vs bare node:http (${duration}s per case, 16 keep-alive connections, load from ${loadGenerator()})`, rows);

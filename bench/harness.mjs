@@ -1,8 +1,11 @@
-// Shared bench plumbing: start a process and wait for its ready line, measure with autocannon, print a table.
+// Shared bench plumbing: start a process and wait for its ready line, measure (wrk, else autocannon), print a table.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 /** The signing client, bundled once into dist/ so plain Node can import it. */
 export async function loadClient(root) {
@@ -34,8 +37,45 @@ export function startProcess(args, env, ready = /ready/i) {
   });
 }
 
-/** Runs one load: `connections` keep-alive connections for `duration` seconds. */
-export async function measure({ url, method = 'GET', headers = {}, body, connections = 16, duration = 5 }) {
+/**
+ * Runs one load: `connections` keep-alive connections for `duration` seconds. With Debian's `wrk` installed (C, one
+ * thread) it generates the load, so a 2-core machine measures the server rather than a JavaScript load generator;
+ * otherwise autocannon does. The table says which.
+ */
+export async function measure(options) {
+  return hasWrk() ? measureWrk(options) : measureAutocannon(options);
+}
+
+let wrkPresent;
+export function hasWrk() {
+  wrkPresent ??= spawnSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' }).status === 0;
+  return wrkPresent;
+}
+
+export const loadGenerator = () => (hasWrk() ? 'wrk' : 'autocannon');
+
+function measureWrk({ url, method = 'GET', headers = {}, body, connections = 16, duration = 5 }) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'berth-wrk-'));
+  const script = path.join(dir, 'request.lua');
+  const lua = [`wrk.method = ${JSON.stringify(method)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)];
+  if (body) lua.push(`wrk.body = ${JSON.stringify(body)}`);
+  writeFileSync(script, lua.join('\n') + '\n');
+  const run = (seconds) => spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  run(1);
+  const out = run(duration).stdout;
+  rmSync(dir, { recursive: true, force: true });
+  const number = (re) => Number(re.exec(out)?.[1] ?? NaN);
+  const ms = (label) => {
+    const m = new RegExp(`\\s${label}%\\s+([0-9.]+)(us|ms|s)`).exec(out);
+    if (!m) return NaN;
+    const v = Number(m[1]);
+    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+  };
+  const errors = number(/Non-2xx or 3xx responses: (\d+)/) || 0;
+  return { rps: number(/Requests\/sec:\s+([0-9.]+)/), p50: ms('50'), p99: ms('99'), errors };
+}
+
+async function measureAutocannon({ url, method = 'GET', headers = {}, body, connections = 16, duration = 5 }) {
   await autocannon({ url, method, headers, body, connections, duration: 1 }); // warm-up
   const result = await autocannon({ url, method, headers, body, connections, duration, pipelining: 1 });
   const errors = result.errors + result.non2xx;
@@ -48,6 +88,7 @@ export function printTable(title, rows) {
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const ratio = r.baseline ? (r.rps / r.baseline).toFixed(2) : '1.00';
-    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${ratio} | ${r.errors} |`);
+    const fmt = (v) => (Number.isFinite(v) ? String(Math.round(v * 100) / 100) : '-');
+    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${ratio} | ${r.errors} |`);
   }
 }

@@ -41,7 +41,8 @@ export async function authenticate(
   if (!parsed) throw new Problem('invalid-auth-params', 'Malformed Authorization header.');
   if (parsed.hash !== 'SHA256') throw new Problem('invalid-auth-params', `Unsupported signing method HMAC-${parsed.hash}.`);
 
-  const principal = await keypairs.get(parsed.accessKey);
+  const cached = keypairs.peek(parsed.accessKey);
+  const principal = cached === undefined ? await keypairs.get(parsed.accessKey) : cached;
   if (!principal) throw new Problem('auth-failed', 'Access key not found');
 
   const expected = computeSignature(principal.secretKey, {

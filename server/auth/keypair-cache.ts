@@ -12,6 +12,12 @@ export class KeypairCache {
 
   constructor(private readonly db: Db) {}
 
+  /** The cached answer when it is fresh (no promise, no tick: the hot path of every signed request). */
+  peek(accessKey: string): Principal | null | undefined {
+    const hit = this.entries.get(accessKey);
+    return hit && hit.expires > Date.now() ? hit.principal : undefined;
+  }
+
   /** The active keypair of an active user, or null. */
   async get(accessKey: string): Promise<Principal | null> {
     const now = Date.now();

@@ -11,9 +11,21 @@ export const AUTH_SCHEME = 'Svc';
 const ISO_DATE =
   /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
+const recentDates = new Map<string, Date | null>();
+
 /** Parses a Date / X-Svc-Date value (ISO 8601 or RFC 822/1123/7231); a value without a zone is UTC. */
 export function parseRequestDate(value: string | undefined | null): Date | null {
   if (!value) return null;
+  // Clients send the same value for every request within a second: parse each one once.
+  const known = recentDates.get(value);
+  if (known !== undefined) return known;
+  const parsed = parseDateText(value);
+  if (recentDates.size >= 1000) recentDates.clear();
+  recentDates.set(value, parsed);
+  return parsed;
+}
+
+function parseDateText(value: string): Date | null {
   const text = trimHeader(value);
   const iso = ISO_DATE.exec(text);
   if (iso) {

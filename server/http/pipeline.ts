@@ -16,6 +16,7 @@ import { HANDLED, isRawReply, type Privilege, type RouteDef } from './route';
 import { Router } from './router';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const EMPTY_BODY = Buffer.alloc(0);
 const UNLIMITED = 2147483647;
 const OVERRIDABLE = new Set(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'POST']);
 
@@ -63,7 +64,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     if (result === HANDLED) return;
     if (isRawReply(result)) return sendRaw(res, method, result, headers);
     sendJson(res, method, 200, result ?? {}, headers);
-    app.log.debug({ requestId, method, path, status: 200 }, 'request');
+    if (app.log.isLevelEnabled('debug')) app.log.debug({ requestId, method, path, status: 200 }, 'request');
   } catch (error) {
     const problem = toProblem(error, app);
     if (problem.status >= 500) app.log.error({ requestId, err: error, url: req.url }, 'request failed');
@@ -141,7 +142,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     discard(req);
     return Promise.reject(new Problem('payload-too-large', `The request body exceeds ${limit} bytes.`));
   }
-  if (req.method === 'GET' && !declared && !req.headers['transfer-encoding']) return Promise.resolve(Buffer.alloc(0));
+  if (req.method === 'GET' && !declared && !req.headers['transfer-encoding']) return Promise.resolve(EMPTY_BODY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
