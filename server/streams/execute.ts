@@ -24,6 +24,8 @@ export function serveExecute(app: App, session: Session, ws: WebSocket): void {
   let waitingInput = false;
   let finished = false;
   let send: ((message: object) => void) | null = null;
+  let clientGone = false;
+  ws.on('close', () => (clientGone = true));
 
   const fail = (msg: string, code = 1003) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ status: 'error', msg }));
@@ -45,10 +47,13 @@ export function serveExecute(app: App, session: Session, ws: WebSocket): void {
         const connection = await app.agents.get(kernel.agent_id!)!.execute(kernel.id, { mode: request.mode, code: request.code, options: request.options ?? {} });
         send = (message) => connection.send(message);
         pump(connection);
-        ws.on('close', () => {
+        const leave = () => {
           if (!finished) connection.send({ op: 'interrupt' });
           connection.close();
-        });
+        };
+        // The client may have left while the run was being set up: interrupt at once rather than never.
+        if (clientGone) leave();
+        else ws.on('close', leave);
       } catch (err) {
         fail(err instanceof Error ? err.message : String(err), 1011);
       }

@@ -115,6 +115,7 @@ class Run:
         self.inputs = queue.Queue()
         self.process = None
         self.running = True
+        self.interrupted = False
         self.done = threading.Event()
 
     def emit(self, kind, text):
@@ -129,8 +130,10 @@ class Run:
         self.done.set()
 
     def interrupt(self):
-        if not self.running:
+        # Once per run: a second SIGINT could land in the next run's code.
+        if not self.running or self.interrupted:
             return
+        self.interrupted = True
         if self.process is not None:
             try:
                 os.killpg(self.process.pid, signal.SIGINT)
