@@ -18,6 +18,7 @@ import { agentResolvers, agentTypeDefs } from './agents';
 import { containerRegistryResolvers, containerRegistryTypeDefs } from './container-registries';
 import { imageResolvers, imageTypeDefs } from './images';
 import { sessionResolvers, sessionTypeDefs } from './sessions';
+import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
 
 /** The roots; each family extends them. */
 const rootTypeDefs = /* GraphQL */ `
@@ -26,6 +27,7 @@ const rootTypeDefs = /* GraphQL */ `
 `;
 
 const families: { typeDefs: string; resolvers: ResolverMap }[] = [
+  { typeDefs: vfolderTypeDefs, resolvers: vfolderResolvers },
   { typeDefs: domainTypeDefs, resolvers: domainResolvers },
   { typeDefs: groupTypeDefs, resolvers: groupResolvers },
   { typeDefs: userTypeDefs, resolvers: userResolvers },
