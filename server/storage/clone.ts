@@ -24,7 +24,8 @@ import { materializeFolder, planFolder, type UsageMode } from './create';
 import { folderOwnerUid } from './hosts';
 import { toHex32 } from './ids';
 import { reserveQuota } from './quota';
-import { FolderRoot, at, measureTree } from './safe-path';
+import { FolderRoot, at } from './safe-path';
+import { measureTree } from './folder-operations';
 import { transitionFolder } from './status';
 import { folderRootPath } from './usage';
 

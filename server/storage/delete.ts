@@ -21,7 +21,8 @@ import { STATUS_SETS, folderById, requireManager, requireStatus, type FolderAcce
 import { findVolume, managedFolderPath, trashedFolderPath, TRASH_DIR } from './hosts';
 import { requireFolderHostPermission } from './host-permissions';
 import { transitionFolder } from './status';
-import { problemOf, removeTreeAt, withRoot } from './safe-path';
+import { problemOf, withRoot } from './safe-path';
+import { removeTreeAt } from './folder-operations';
 import { toHex32 } from './ids';
 
 /** Names of live sessions that mount the folder. */

@@ -10,7 +10,8 @@ import { Problem, badRequest } from '../http/problem';
 import { folderFor } from './access';
 import { folderOwnerUid } from './hosts';
 import { assertQuota } from './quota';
-import { deleteEntries, entryName, listDirectory, makeDirectory, moveEntry, pathComponents, renameEntry, withRoot } from './safe-path';
+import { entryName, pathComponents, withRoot } from './safe-path';
+import { deleteEntries, listDirectory, makeDirectory, moveEntry, renameEntry } from './folder-operations';
 import { folderRootPath } from './usage';
 
 export const MAX_MKDIR_PATHS = 50;

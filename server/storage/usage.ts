@@ -8,7 +8,7 @@ import type { VFolder } from '../db/schema';
 import { Problem } from '../http/problem';
 import { TRASHED } from './access';
 import { findVolume, managedFolderPath, trashedFolderPath } from './hosts';
-import { measureTree, type TreeUsage } from './safe-path';
+import { measureTree, type TreeUsage } from './folder-operations';
 
 /** The folder's root directory: its unmanaged path, its directory on the volume, or that directory in the trash. */
 export function folderRootPath(app: App, folder: Pick<VFolder, 'id' | 'host' | 'status' | 'unmanaged_path'>): string {

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
-import { FolderRoot, locate, makeDirectory, pathComponents } from '../../server/storage/safe-path';
+import { FolderRoot, locate, pathComponents } from '../../server/storage/safe-path';
+import { makeDirectory } from '../../server/storage/folder-operations';
 
 const PROBLEM = 'https://errors.berth.dev/';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
