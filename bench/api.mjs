@@ -43,6 +43,14 @@ const baseline = await measure({ url: `http://127.0.0.1:${barePort}/v2`, duratio
 await bare.stop();
 const rows = [{ name: 'bare node:http, fixed JSON', ...baseline }];
 
+// The protocol's own floor: the bare server plus one HMAC check and the contract's headers.
+const floorPort = await freePort();
+const floor = await startProcess([path.join(root, 'bench/bare-server.mjs')], { PORT: String(floorPort), BARE_SIGNED: '1' });
+const floorHost = `127.0.0.1:${floorPort}`;
+const floorRun = await measure({ url: `http://${floorHost}/v2`, headers: signed(floorHost, 'GET', '/v2'), duration });
+await floor.stop();
+rows.push({ name: 'bare + one HMAC check + contract headers (floor)', ...floorRun, baseline: baseline.rps });
+
 const configBody = JSON.stringify({ key: 'manager/status', prefix: false });
 for (const [name, env, pg] of [['PGlite', {}, null], ['PostgreSQL', null, true]]) {
   const db = pg ? await startPostgres() : null;

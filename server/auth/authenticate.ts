@@ -5,27 +5,24 @@
 import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { Problem } from '../http/problem';
-import {
-  computeSignature,
-  parseAuthorization,
-  parseRequestDate,
-  sha256Hex,
-  signaturesMatch,
-  EMPTY_BODY_SHA256,
-} from '../client/sign';
+import { parseAuthorization, parseRequestDate, sha256Hex, signatureValid, EMPTY_BODY_SHA256, type SignatureInput } from '../client/sign';
 import { checkApiVersion } from './version';
 import type { KeypairCache } from './keypair-cache';
 import type { Principal } from './principal';
 
 const MAX_SKEW_MS = 15 * 60 * 1000;
 
-export async function authenticate(
+/**
+ * The caller of a signed request. Synchronous when the keypair is cached (the hot path: no promise, no tick);
+ * a promise only when the keypair has to be read from the database.
+ */
+export function authenticate(
   req: IncomingMessage,
   body: Buffer,
   keypairs: KeypairCache,
   clientIp: string,
   now = Date.now(),
-): Promise<Principal> {
+): Principal | Promise<Principal> {
   const authorization = req.headers.authorization;
   if (!authorization) throw new Problem('auth-failed', 'Authorization header is missing.');
 
@@ -41,11 +38,7 @@ export async function authenticate(
   if (!parsed) throw new Problem('invalid-auth-params', 'Malformed Authorization header.');
   if (parsed.hash !== 'SHA256') throw new Problem('invalid-auth-params', `Unsupported signing method HMAC-${parsed.hash}.`);
 
-  const cached = keypairs.peek(parsed.accessKey);
-  const principal = cached === undefined ? await keypairs.get(parsed.accessKey) : cached;
-  if (!principal) throw new Problem('auth-failed', 'Access key not found');
-
-  const expected = computeSignature(principal.secretKey, {
+  const request: SignatureInput = {
     method: req.method ?? 'GET',
     uri: req.url ?? '/',
     date,
@@ -53,9 +46,15 @@ export async function authenticate(
     contentType: (req.headers['content-type'] as string | undefined) ?? '',
     version: version as string,
     bodySha256: body.length ? sha256Hex(body) : EMPTY_BODY_SHA256,
-  });
-  if (!signaturesMatch(expected, parsed.signature)) throw new Problem('auth-failed', 'Signature mismatch');
+  };
+  const verify = (principal: Principal | null) => verifyCaller(principal, request, parsed.signature, clientIp);
+  const cached = keypairs.peek(parsed.accessKey);
+  return cached === undefined ? keypairs.get(parsed.accessKey).then(verify) : verify(cached);
+}
 
+function verifyCaller(principal: Principal | null, request: SignatureInput, signature: string, clientIp: string): Principal {
+  if (!principal) throw new Problem('auth-failed', 'Access key not found');
+  if (!signatureValid(principal.secretKey, request, signature)) throw new Problem('auth-failed', 'Signature mismatch');
   if (principal.allowedClientIp?.length && !ipAllowed(clientIp, principal.allowedClientIp)) {
     throw new Problem('auth-failed', 'Your client IP address is not allowed.');
   }

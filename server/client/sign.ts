@@ -48,13 +48,25 @@ function parseDateText(value: string): Date | null {
 
 const pad = (n: number) => (n < 10 ? '0' : '') + n;
 
+let lastSignEpoch = NaN;
+let lastSignDate = '';
+
 /** The date as it enters the string to sign: YYYYmmddTHHMMSSZ in UTC. */
 export function formatSignDate(date: Date): string {
-  return `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}T${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
+  // A busy client signs many requests within one second: format each second once.
+  const epoch = date.getTime();
+  if (epoch === lastSignEpoch) return lastSignDate;
+  lastSignDate = `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}T${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
+  lastSignEpoch = epoch;
+  return lastSignDate;
 }
+
+const isHeaderSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
 
 /** Canonical header value: leading and trailing LF, CR, space and tab removed. */
 export function trimHeader(value: string): string {
+  // Almost every value is already trimmed: skip the regular expression then.
+  if (!value || (!isHeaderSpace(value.charCodeAt(0)) && !isHeaderSpace(value.charCodeAt(value.length - 1)))) return value;
   return value.replace(/^[\n\r \t]+|[\n\r \t]+$/g, '');
 }
 
@@ -90,28 +102,27 @@ export interface SignatureInput {
 }
 
 export function stringToSign(input: SignatureInput): string {
-  return [
-    input.method.toUpperCase(),
-    input.uri,
-    formatSignDate(input.date),
-    `host:${trimHeader(input.host)}`,
-    `content-type:${trimHeader(input.contentType)}`,
-    `x-svc-version:${trimHeader(input.version)}`,
-    input.bodySha256,
-  ].join('\n');
+  return (
+    `${input.method.toUpperCase()}\n${input.uri}\n${formatSignDate(input.date)}\n` +
+    `host:${trimHeader(input.host)}\ncontent-type:${trimHeader(input.contentType)}\n` +
+    `x-svc-version:${trimHeader(input.version)}\n${input.bodySha256}`
+  );
+}
+
+function signatureDigest(secretKey: string, input: SignatureInput): Buffer {
+  return createHmac('sha256', deriveSigningKey(secretKey, input.date, input.host)).update(stringToSign(input), 'utf8').digest();
 }
 
 export function computeSignature(secretKey: string, input: SignatureInput): string {
-  return createHmac('sha256', deriveSigningKey(secretKey, input.date, input.host))
-    .update(stringToSign(input), 'utf8')
-    .digest('hex');
+  return signatureDigest(secretKey, input).toString('hex');
 }
 
-/** Constant-time comparison of two hex signatures. */
-export function signaturesMatch(expected: string, given: string): boolean {
-  const a = Buffer.from(expected, 'utf8');
-  const b = Buffer.from(given.toLowerCase(), 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+const HEX_SIGNATURE = /^[0-9a-fA-F]{64}$/;
+
+/** Whether `given` (hex, either case) is the signature of `input`, compared in constant time. */
+export function signatureValid(secretKey: string, input: SignatureInput, given: string): boolean {
+  if (!HEX_SIGNATURE.test(given)) return false;
+  return timingSafeEqual(signatureDigest(secretKey, input), Buffer.from(given, 'hex'));
 }
 
 export interface ParsedAuthorization {

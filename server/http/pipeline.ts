@@ -17,7 +17,9 @@ import { Router } from './router';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const EMPTY_BODY = Buffer.alloc(0);
-const UNLIMITED = 2147483647;
+const UNLIMITED_TEXT = '2147483647';
+const ANONYMOUS_LIMIT_TEXT = String(ANONYMOUS_RATE_LIMIT);
+const WINDOW_TEXT = String(RATE_LIMIT_WINDOW_S);
 const OVERRIDABLE = new Set(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'POST']);
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -33,7 +35,7 @@ const processTag = process.pid.toString(36);
 async function handle(app: App, router: Router, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const requestId = `${processTag}-${(++requestCounter).toString(36)}`;
   // Written once with the answer (writeHead): cheaper than a setHeader per header on every request.
-  const headers: Record<string, string> = { Server: 'Berth', 'Content-Language': 'en', ...rateLimitHeaders(null) };
+  const headers = answerHeaders();
   let route: RouteDef | undefined;
   try {
     const rawUrl = req.url ?? '/';
@@ -47,11 +49,15 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       throw new Problem('url-not-found', `No API route at ${path}.`, path);
     }
     route = match.route;
-    const { principal, input, rawBody, clientIp } = await admit(app, route, req, method, rawUrl, queryAt, match.params, headers);
+    // Awaited only when something is really pending (a body to read, a keypair to load): the common signed GET
+    // passes every check without a tick.
+    let admission = admit(app, route, req, method, rawUrl, queryAt, match.params, headers);
+    if (admission instanceof Promise) admission = await admission;
+    const { principal, input, rawBody, clientIp } = admission;
     if (route.websocket) throw new Problem('upgrade-required', 'Connect to this endpoint with a WebSocket upgrade.', undefined, { headers: { Upgrade: 'websocket' } });
     // A streaming handler writes its own head: give it the common headers now.
     if (route.stream) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    const result = await route.handler({
+    let result = route.handler({
       app,
       req,
       res,
@@ -61,6 +67,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       requestId,
       clientIp,
     });
+    if (result instanceof Promise) result = await result;
     if (result === HANDLED) return;
     if (isRawReply(result)) return sendRaw(res, method, result, headers);
     sendJson(res, method, 200, result ?? {}, headers);
@@ -79,12 +86,20 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
   }
 }
 
+export interface Admission {
+  principal: Principal;
+  input: unknown;
+  rawBody: Buffer;
+  clientIp: string;
+}
+
 /**
  * The checks every request passes before its handler, in the order of CONTRACT §2.3: credentials present, body
  * (bounded), signature, rate limit, privilege, manager status, input validation. HTTP and WebSocket upgrades
- * both come through here. Rate-limit headers are written into `headers`.
+ * both come through here. Rate-limit headers are written into `headers`. A promise only when a body has to be
+ * read or a keypair loaded.
  */
-export async function admit(
+export function admit(
   app: App,
   route: RouteDef,
   req: IncomingMessage,
@@ -93,28 +108,34 @@ export async function admit(
   queryAt: number,
   params: Record<string, string | undefined>,
   headers: Record<string, string>,
-) {
+): Admission | Promise<Admission> {
   const signed = route.privilege !== 'none';
   if (signed && !req.headers.authorization) throw new Problem('auth-failed', 'Authorization header is missing.');
-  const rawBody = await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT);
-  const clientIp = clientAddress(req);
-  let principal: Principal | null = null;
-  if (signed) {
-    principal = await authenticate(req, rawBody, app.keypairs, clientIp);
-    const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
-    Object.assign(headers, rateLimitHeaders(limit));
-    if (limit.exceeded) {
-      throw new Problem('rate-limit-exceeded', 'Too many requests in the last 15 minutes.', undefined, {
-        headers: { 'Retry-After': String(limit.reset) },
-      });
-    }
-    checkPrivilege(route.privilege, principal);
-  }
-  if (route.status === 'RUNNING' && app.manager.frozen) {
-    throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
-  }
-  const input = parseInput(route, method, rawUrl, queryAt, rawBody, params);
-  return { principal: principal as Principal, input, rawBody, clientIp };
+  const admitBody = (rawBody: Buffer): Admission | Promise<Admission> => {
+    const clientIp = clientAddress(req);
+    const pass = (principal: Principal | null): Admission => {
+      if (principal) {
+        const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
+        setRateLimitHeaders(headers, limit);
+        if (limit.exceeded) {
+          throw new Problem('rate-limit-exceeded', 'Too many requests in the last 15 minutes.', undefined, {
+            headers: { 'Retry-After': String(limit.reset) },
+          });
+        }
+        checkPrivilege(route.privilege, principal);
+      }
+      if (route.status === 'RUNNING' && app.manager.frozen) {
+        throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
+      }
+      const input = parseInput(route, method, rawUrl, queryAt, rawBody, params);
+      return { principal: principal as Principal, input, rawBody, clientIp };
+    };
+    if (!signed) return pass(null);
+    const principal = authenticate(req, rawBody, app.keypairs, clientIp);
+    return principal instanceof Promise ? principal.then(pass) : pass(principal);
+  };
+  const body = readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  return body instanceof Promise ? body.then(admitBody) : admitBody(body);
 }
 
 /** A POST with X-Method-Override is routed as the named method (CONTRACT §1.3). */
@@ -136,13 +157,13 @@ function checkPrivilege(required: Privilege, principal: Principal): void {
   if (!ok) throw new Problem('insufficient-privilege', `This operation needs ${required} privilege.`);
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, limit: number): Buffer | Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     discard(req);
     return Promise.reject(new Problem('payload-too-large', `The request body exceeds ${limit} bytes.`));
   }
-  if (req.method === 'GET' && !declared && !req.headers['transfer-encoding']) return Promise.resolve(EMPTY_BODY);
+  if (req.method === 'GET' && !declared && !req.headers['transfer-encoding']) return EMPTY_BODY;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -212,15 +233,23 @@ export function toProblem(error: unknown, app: App): Problem {
   return new Problem('internal-server-error', detail);
 }
 
-export function rateLimitHeaders(state: RateLimitState | null): Record<string, string> {
-  const limit = state ? (state.limit ?? UNLIMITED) : ANONYMOUS_RATE_LIMIT;
-  const remaining = state ? (state.limit === null ? UNLIMITED : state.remaining) : ANONYMOUS_RATE_LIMIT;
+/** The headers of every answer, with the anonymous rate limit until a caller is known. */
+export function answerHeaders(): Record<string, string> {
   return {
-    'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(remaining),
-    'X-RateLimit-Reset': String(state?.reset ?? 0),
-    'X-RateLimit-Window': String(RATE_LIMIT_WINDOW_S),
+    Server: 'Berth',
+    'Content-Language': 'en',
+    'X-RateLimit-Limit': ANONYMOUS_LIMIT_TEXT,
+    'X-RateLimit-Remaining': ANONYMOUS_LIMIT_TEXT,
+    'X-RateLimit-Reset': '0',
+    'X-RateLimit-Window': WINDOW_TEXT,
   };
+}
+
+function setRateLimitHeaders(headers: Record<string, string>, state: RateLimitState): void {
+  const unlimited = state.limit === null;
+  headers['X-RateLimit-Limit'] = unlimited ? UNLIMITED_TEXT : String(state.limit);
+  headers['X-RateLimit-Remaining'] = unlimited ? UNLIMITED_TEXT : String(state.remaining);
+  headers['X-RateLimit-Reset'] = String(state.reset);
 }
 
 function sendJson(res: ServerResponse, method: string, status: number, body: unknown, headers: Record<string, string>, type = 'application/json'): void {

@@ -7,7 +7,7 @@ import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { App } from '../app';
-import { admit, rateLimitHeaders, toProblem } from './pipeline';
+import { admit, answerHeaders, toProblem } from './pipeline';
 import { Problem } from './problem';
 import type { RouteDef } from './route';
 import { Router } from './router';
@@ -22,7 +22,7 @@ export function createUpgradeHandler(app: App, routes: RouteDef[]): UpgradeHandl
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   return (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    const headers: Record<string, string> = { Server: 'Berth', 'Content-Language': 'en', ...rateLimitHeaders(null) };
+    const headers = answerHeaders();
     void (async () => {
       const rawUrl = req.url ?? '/';
       const queryAt = rawUrl.indexOf('?');

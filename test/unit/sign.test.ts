@@ -6,6 +6,7 @@ import {
   parseAuthorization,
   parseRequestDate,
   signRequest,
+  signatureValid,
   stringToSign,
   sha256Hex,
 } from '../../server/client/sign';
@@ -76,6 +77,19 @@ describe('request signing (CONTRACT §2.2)', () => {
     expect(computeSignature(SECRET, { ...input('GET', '/v2', ''), host: '127.0.0.1' })).not.toBe(base);
     expect(computeSignature(SECRET, input('GET', '/v2', 'x'))).not.toBe(base);
     expect(computeSignature(SECRET, { ...input('GET', '/v2', ''), date: new Date(WHEN.getTime() + 1000) })).not.toBe(base);
+  });
+
+  it('verifies a signature in either hex case and refuses any other', () => {
+    const good = computeSignature(SECRET, input('GET', '/v2', ''));
+    expect(signatureValid(SECRET, input('GET', '/v2', ''), good)).toBe(true);
+    expect(signatureValid(SECRET, input('GET', '/v2', ''), good.toUpperCase())).toBe(true);
+    expect(signatureValid(SECRET, input('GET', '/v2', 'x'), good)).toBe(false);
+    expect(signatureValid('another-secret', input('GET', '/v2', ''), good)).toBe(false);
+    const flipped = (good[0] === '0' ? '1' : '0') + good.slice(1);
+    expect(signatureValid(SECRET, input('GET', '/v2', ''), flipped)).toBe(false);
+    for (const malformed of [good.slice(2), `${good}00`, `${good.slice(1)}g`, '']) {
+      expect(signatureValid(SECRET, input('GET', '/v2', ''), malformed)).toBe(false);
+    }
   });
 
   it('produces headers whose Authorization carries the access key and signature', () => {
