@@ -1,10 +1,34 @@
 // Builds what `npm start` runs: the manager core and CLI bundled by esbuild into dist/, the dashboard by Next.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The newest modification time of any file under `dirs` (relative to the project root). */
+function newest(dirs) {
+  let latest = 0;
+  const walk = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else latest = Math.max(latest, statSync(full).mtimeMs);
+    }
+  };
+  dirs.forEach((dir) => walk(path.join(root, dir)));
+  return latest;
+}
+
+const mtime = (file) => (existsSync(path.join(root, file)) ? statSync(path.join(root, file)).mtimeMs : 0);
+
+/** dist/server.mjs is missing or older than a source of the manager core. */
+export const serverStale = () => mtime('dist/server.mjs') < newest(['server']);
+
+/** .next is missing or older than a source of the dashboard (its pages, components, and the signing client). */
+export const dashboardStale = () => mtime('.next/BUILD_ID') < newest(['app', 'components', 'public', 'server/client']);
 
 export async function buildServer() {
   await build({

@@ -1,0 +1,485 @@
+// The dashboard's performance (issue: dashboard, performance), from one run:
+// 1. first-load JavaScript per route, gzip-compressed, from the build's manifests, against a stated budget (the
+//    bench exits non-zero when a route is over it);
+// 2. time from navigation start to the session list's rows being visible in Chromium, on a warm server, with the
+//    browser's cache warm (a returning user) and emptied before each load (a first visit);
+// 3. the relay's added latency: the same signed calls made to the manager directly with the signing client, and
+//    through the dashboard's relay (/api/manager/…) with the signed-in user's session cookie, interleaved.
+//
+// Berth runs as a child process (roles manager + web) from dist/ and .next/ (each built first when missing or
+// stale, as `npm start` decides), on a temporary data directory and free loopback ports; the browser (Debian's
+// Chromium through playwright-core, as the e2e tests launch it) and the load run here. Knobs: BENCH_PAGE_LOADS
+// (20 per cache state), BENCH_RELAY_REQUESTS (500 per case), BENCH_RELAY_CONCURRENCY (8), BENCH_SESSIONS (3),
+// BENCH_JS_BUDGET_KIB (see BUDGET_KIB).
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { freePort, loadClient } from './harness.mjs';
+import { buildDashboard, buildServer, dashboardStale, serverStale } from '../scripts/build.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const nextDir = path.join(root, '.next');
+
+/**
+ * First-load JS budget per route, KiB gzip: the heaviest route of today's build (a folder's page, 288 KiB, of
+ * which 180 KiB are React, Next's runtime and the root layout's MUI theme, shared by every route) rounded up. The
+ * headroom (12 KiB, a few MUI components' worth) is kept small on purpose: a new dependency the size of a chart or
+ * an editor trips it, and whoever adds one raises the budget here knowingly.
+ */
+const BUDGET_KIB = Number(process.env.BENCH_JS_BUDGET_KIB ?? 300);
+const PAGE_LOADS = Number(process.env.BENCH_PAGE_LOADS ?? 20);
+const RELAY_REQUESTS = Number(process.env.BENCH_RELAY_REQUESTS ?? 500);
+const RELAY_CONCURRENCY = Number(process.env.BENCH_RELAY_CONCURRENCY ?? 8);
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3);
+/** Loads of each case not counted: the first ones compile the page's server code and fill the caches. */
+const WARM_UP_LOADS = 3;
+const CHROMIUM_PATH = process.env.BERTH_CHROMIUM || '/usr/bin/chromium';
+// The same flags as test/helpers/browser.ts.
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const ADMIN_ACCESS_KEY = 'AKBENCH0000000000005';
+const ADMIN_SECRET_KEY = 'benchSecretKey00000000000000000000000005';
+const ADMIN_PASSWORD = 'bench-admin-password-123';
+const USER_EMAIL = 'bench-user@example.com';
+const USER_PASSWORD = 'bench-user-password-456';
+const ROW = '[data-testid="session-row"]';
+/** The dashboard's own session-list query (components/sessions/useSessions.ts), so the relay case is the page's call. */
+const LIST_QUERY = `query($status: String, $limit: Int, $order: String) {
+  compute_session_list(status: $status, limit: $limit, order: $order) {
+    total_count
+    items { id name type status status_info image created_at terminated_at occupied_slots cluster_size group_name }
+  }
+}`;
+const LIST_BODY = JSON.stringify({ query: LIST_QUERY, variables: { status: 'PENDING,SCHEDULED,PULLING,PREPARING,RUNNING,RESTARTING,RUNNING_DEGRADED,TERMINATING,ERROR', limit: 100, order: '-created_at' } });
+
+/** Nearest-rank percentile. */
+const pct = (xs, p) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const fmt = (x) => (Number.isFinite(x) ? x.toFixed(1) : '-');
+const kib = (bytes) => bytes / 1024;
+const sleep = (t) => new Promise((r) => setTimeout(r, t));
+
+// --- 1. First-load JS ----------------------------------------------------------------------------------------
+
+const readJson = (file) => JSON.parse(readFileSync(path.join(nextDir, file), 'utf8'));
+
+/**
+ * The client-reference manifest Turbopack writes for one app page. Its `entryJSFiles` lists, per segment (the root
+ * layout, the group's layout, the page), the chunks the browser loads before the page can hydrate.
+ */
+function clientReferenceManifest(page) {
+  const file = path.join(nextDir, 'server/app', `${page}_client-reference-manifest.js`);
+  if (!existsSync(file)) return null;
+  // The manifest is a script that assigns to globalThis.__RSC_MANIFEST: run it against a stand-in global.
+  const scope = { __RSC_MANIFEST: {} };
+  new Function('globalThis', 'self', readFileSync(file, 'utf8'))(scope, scope);
+  return scope.__RSC_MANIFEST[page] ?? null;
+}
+
+/**
+ * Route → the JS files of its first load: the framework's root chunks (build-manifest.json's rootMainFiles), plus
+ * the page's own chunks, from Turbopack's client-reference manifests (Next 16's default bundler) or webpack's
+ * app-build-manifest.json. Polyfills are left out: they load only in browsers without ES modules (`nomodule`).
+ */
+function firstLoadFiles() {
+  const build = readJson('build-manifest.json');
+  const webpackPages = existsSync(path.join(nextDir, 'app-build-manifest.json')) ? readJson('app-build-manifest.json').pages : null;
+  const routes = readJson('app-path-routes-manifest.json');
+  const result = [];
+  for (const [page, route] of Object.entries(routes)) {
+    // Route handlers (/api/…, icons) ship no JS; Next's own error pages are not routes a user opens.
+    if (!page.endsWith('/page') || route.startsWith('/_')) continue;
+    const files = new Set(build.rootMainFiles);
+    if (webpackPages) {
+      for (const f of webpackPages[page] ?? []) files.add(f);
+    } else {
+      const manifest = clientReferenceManifest(page);
+      if (!manifest) throw new Error(`no client-reference manifest for ${page}: is .next a complete build?`);
+      for (const chunks of Object.values(manifest.entryJSFiles)) for (const f of chunks) files.add(f);
+    }
+    result.push({ route, files: [...files].filter((f) => f.endsWith('.js')) });
+  }
+  return result.sort((a, b) => a.route.localeCompare(b.route));
+}
+
+const gzipCache = new Map();
+/** A file's size gzip-compressed at zlib's default level, as Next's server compresses what it serves. */
+function gzipBytes(file) {
+  if (!gzipCache.has(file)) gzipCache.set(file, gzipSync(readFileSync(path.join(nextDir, file))).length);
+  return gzipCache.get(file);
+}
+
+/** Prints route → first-load KiB against the budget; answers the routes over it. */
+function reportFirstLoadJs() {
+  const routes = firstLoadFiles().map(({ route, files }) => ({ route, files, bytes: files.reduce((n, f) => n + gzipBytes(f), 0) }));
+  const shared = routes.reduce((common, r) => common.filter((f) => r.files.includes(f)), routes[0]?.files ?? []);
+  const sharedBytes = shared.reduce((n, f) => n + gzipBytes(f), 0);
+  console.log(`\nFirst-load JS per route (gzip of every chunk the first load of the route needs), budget ${BUDGET_KIB} KiB per route`);
+  console.log('| route | chunks | KiB gzip | budget |');
+  console.log('|---|---:|---:|---|');
+  for (const r of routes) console.log(`| ${r.route} | ${r.files.length} | ${fmt(kib(r.bytes))} | ${kib(r.bytes) <= BUDGET_KIB ? 'PASS' : 'OVER'} |`);
+  console.log(`Shared by every route: ${shared.length} chunks, ${fmt(kib(sharedBytes))} KiB (React, Next's runtime, the root layout).`);
+  return { routes, over: routes.filter((r) => kib(r.bytes) > BUDGET_KIB) };
+}
+
+// --- Berth and the browser -----------------------------------------------------------------------------------
+
+/** Berth from dist/ with the manager and the dashboard, on free ports and a fresh data directory. */
+async function startBerth() {
+  const [managerPort, webPort] = [await freePort(), await freePort()];
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-dashboard-'));
+  // The dashboard loads .next from the working directory. Berth gets a process group of its own so that a Ctrl-C
+  // reaches only the bench, which then ends the sessions before it stops Berth (sessions outlive the manager).
+  const child = spawn(process.execPath, [path.join(root, 'dist/server.mjs')], {
+    cwd: root,
+    detached: true,
+    env: {
+      ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXTAUTH_URL: '', BERTH_ROLES: 'manager,web', BERTH_DATA_DIR: dataDir,
+      BERTH_MANAGER_PORT: String(managerPort), BERTH_WEB_PORT: String(webPort), BERTH_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      BERTH_ADMIN_ACCESS_KEY: ADMIN_ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: ADMIN_SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const lastResort = () => child.kill('SIGTERM');
+  process.once('exit', lastResort); // a detached Berth must not outlive an unexpected end of the bench
+  const stop = async () => {
+    process.off('exit', lastResort);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await new Promise((resolve, reject) => {
+      let output = '';
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        if (/Berth ready/.test(output)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`Berth exited (${code}) before ready:\n${output}`)));
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { managerUrl: `http://127.0.0.1:${managerPort}`, webUrl: `http://127.0.0.1:${webPort}`, stop };
+}
+
+/**
+ * A plain user (what most of the dashboard's users are) through the admin GraphQL API, with the rate limit of
+ * their keypair lifted: the relay case alone sends thousands of requests.
+ */
+async function createUser(admin) {
+  const gql = async (query) => {
+    const answer = await admin.call('POST', '/admin/gql', { body: { query } });
+    if (answer.errors) throw new Error(`GraphQL: ${JSON.stringify(answer.errors)}`);
+    return answer.data;
+  };
+  const created = await gql(`mutation { create_user(email: "${USER_EMAIL}", props: { username: "bench-user", password: "${USER_PASSWORD}" }) { ok msg user { main_access_key } } }`);
+  const accessKey = created.create_user.user?.main_access_key;
+  if (!accessKey) throw new Error(`create_user: ${JSON.stringify(created)}`);
+  const { keypair } = await gql(`query { keypair(access_key: "${accessKey}") { secret_key } }`);
+  await gql(`mutation { modify_keypair(access_key: "${accessKey}", props: { rate_limit: null }) { ok } }`);
+  return { accessKey, secretKey: keypair.secret_key };
+}
+
+/** Starts shell sessions (the fastest image to start) under these names and waits until each is RUNNING. */
+async function startSessions(client, names) {
+  for (const name of names) await client.call('POST', '/session', { body: { name, image: 'shell', group: 'default' } });
+  const deadline = Date.now() + 60_000;
+  for (const name of names) {
+    while ((await client.call('GET', `/session/${name}`)).status !== 'RUNNING') {
+      if (Date.now() > deadline) throw new Error(`session ${name} did not reach RUNNING in 60 s`);
+      await sleep(200);
+    }
+  }
+}
+
+async function launchBrowser() {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` or set BERTH_CHROMIUM.`);
+  const profileDir = mkdtempSync(path.join(tmpdir(), 'berth-chromium-'));
+  try {
+    // Playwright's own signal handlers would exit the process at once; the bench's cleanup closes the browser.
+    const context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
+      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    return { context, page, close: async () => { await context.close(); rmSync(profileDir, { recursive: true, force: true }); } };
+  } catch (err) {
+    rmSync(profileDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function signIn(page, webUrl) {
+  await page.goto(`${webUrl}/login`);
+  await page.getByLabel('Email or username').fill(USER_EMAIL);
+  await page.getByLabel('Password').fill(USER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${webUrl}/`);
+}
+
+// --- 2. Time to the session list -----------------------------------------------------------------------------
+
+/**
+ * Installed in every document before its own scripts: notes, on the page's clock (0 = the navigation's start), the
+ * first moment a session row is in the DOM with a box and not hidden (Playwright's "visible"). Playwright's own
+ * wait polls with a backoff of up to half a second, too coarse to time with; it only tells us when to read this.
+ */
+function noteRowsVisible(selector) {
+  window.__rowsVisibleAt = null;
+  const check = (observer) => {
+    const row = document.querySelector(selector);
+    if (!row) return;
+    const box = row.getBoundingClientRect();
+    if (box.width > 0 && box.height > 0 && row.checkVisibility({ visibilityProperty: true })) {
+      window.__rowsVisibleAt = performance.now();
+      observer.disconnect();
+    }
+  };
+  const observer = new MutationObserver(() => check(observer));
+  observer.observe(document, { childList: true, subtree: true, attributes: true });
+}
+
+/**
+ * One full load of /sessions: from the navigation's start until a session row is visible, on the page's clock, and
+ * when Playwright's wait for it returned, on ours; plus Navigation and Resource Timing for where the time went.
+ */
+async function loadSessionList(page, url) {
+  const t0 = performance.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.waitForSelector(ROW, { state: 'visible', timeout: 30_000 });
+  const waited = performance.now() - t0;
+  const timing = await page.evaluate(() => {
+    const [entry] = performance.getEntriesByType('navigation');
+    // The page's list query through the relay: sent once the page has hydrated, answered before rows render.
+    const query = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/api/manager/admin/gql'));
+    return {
+      visible: window.__rowsVisibleAt ?? NaN,
+      ttfb: entry.responseStart,
+      dcl: entry.domContentLoadedEventEnd,
+      querySent: query?.startTime ?? NaN,
+      queryAnswered: query?.responseEnd ?? NaN,
+    };
+  });
+  return { waited, ...timing };
+}
+
+/** `PAGE_LOADS` loads after warm-up, with the browser's cache kept or emptied (over CDP) before each. */
+async function timeSessionList(browser, webUrl, emptyCache) {
+  const url = `${webUrl}/sessions`;
+  if (!browser.noting) browser.noting = browser.context.addInitScript(noteRowsVisible, ROW);
+  await browser.noting;
+  const cdp = await browser.context.newCDPSession(browser.page);
+  const samples = [];
+  for (let i = 0; i < WARM_UP_LOADS + PAGE_LOADS; i++) {
+    if (emptyCache) await cdp.send('Network.clearBrowserCache');
+    const sample = await loadSessionList(browser.page, url);
+    if (i >= WARM_UP_LOADS) samples.push(sample);
+  }
+  await cdp.detach();
+  return samples;
+}
+
+/** The scripts an empty-cache load of `route` fetches, to check the manifest-based figure against a real browser. */
+async function scriptsFetched(browser, webUrl, route) {
+  const cdp = await browser.context.newCDPSession(browser.page);
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.detach();
+  const files = new Set();
+  const onResponse = (response) => {
+    const url = new URL(response.url());
+    if (response.request().resourceType() === 'script' && url.pathname.startsWith('/_next/')) files.add(url.pathname.slice('/_next/'.length));
+  };
+  browser.page.on('response', onResponse);
+  await browser.page.goto(`${webUrl}${route}`, { waitUntil: 'networkidle' });
+  browser.page.off('response', onResponse);
+  return [...files];
+}
+
+// --- 3. The relay's added latency ----------------------------------------------------------------------------
+
+const relayAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** A request to the dashboard's relay as the signed-in browser makes it: its session cookie, and Origin on a POST. */
+function relayRequest(webUrl, cookie, method, uri, body) {
+  const target = new URL(`/api/manager${uri}`, webUrl);
+  const headers = { Cookie: cookie, Accept: 'application/json' };
+  if (body) Object.assign(headers, { Origin: target.origin, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  return new Promise((resolve, reject) => {
+    const req = http.request(target, { method, headers, agent: relayAgent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `send` `count` times, `concurrency` at a time; answers each request's ms, how many were not 200, and the wall ms. */
+async function timeRequests(send, count, concurrency) {
+  const times = [];
+  let next = 0;
+  let failed = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        const t0 = performance.now();
+        const status = await send();
+        times.push(performance.now() - t0);
+        if (status !== 200) failed++;
+      }
+    }),
+  );
+  return { times, failed, ms: performance.now() - started };
+}
+
+/**
+ * Direct and relayed, in alternating blocks (5 each) so both see the same drift of a shared machine; answers
+ * the pooled samples of each.
+ */
+async function compareRelay(direct, relayed, concurrency) {
+  const blocks = 5;
+  const perBlock = Math.ceil(RELAY_REQUESTS / blocks);
+  const result = { direct: { times: [], failed: 0, ms: 0 }, relay: { times: [], failed: 0, ms: 0 } };
+  await timeRequests(direct, 50, concurrency); // warm-up: connections, JIT, caches
+  await timeRequests(relayed, 50, concurrency);
+  for (let b = 0; b < blocks; b++) {
+    for (const [key, send] of [['direct', direct], ['relay', relayed]]) {
+      const { times, failed, ms } = await timeRequests(send, perBlock, concurrency);
+      result[key].times.push(...times);
+      result[key].failed += failed;
+      result[key].ms += ms;
+    }
+  }
+  return result;
+}
+
+/** Part 2: times the session list with a warm, then an emptied cache, and checks the first-load figure of /sessions. */
+async function reportSessionList(browser, webUrl, listed) {
+  const warm = await timeSessionList(browser, webUrl, false);
+  const cold = await timeSessionList(browser, webUrl, true);
+  const rowsShown = await browser.page.locator(ROW).count();
+  const fetched = await scriptsFetched(browser, webUrl, '/sessions');
+  console.log(`\nTime to the session list visible in Chromium (${rowsShown} rows; ${PAGE_LOADS} loads of /sessions per case after ${WARM_UP_LOADS} warm-up loads; warm server)`);
+  console.log('| browser cache | rows visible p50 ms | p95 ms | p50 of the steps: first byte | DOMContentLoaded | list query sent (hydrated) | list query answered | Playwright\'s wait returned p50 |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [label, samples] of [['warm (a returning user)', warm], ['emptied before each load (a first visit)', cold]]) {
+    const p50 = (key) => fmt(pct(samples.map((s) => s[key]), 50));
+    console.log(`| ${label} | ${p50('visible')} | ${fmt(pct(samples.map((s) => s.visible), 95))} | ${p50('ttfb')} | ${p50('dcl')} | ${p50('querySent')} | ${p50('queryAnswered')} | ${p50('waited')} |`);
+  }
+  console.log("Times from the navigation's start, on the page's clock (rows visible: a MutationObserver's first sight of a row with a box); Playwright's wait polls with a backoff, so it returns later.");
+  const missing = listed ? listed.files.filter((f) => !fetched.includes(f)) : [];
+  const extra = listed ? fetched.filter((f) => !listed.files.includes(f)) : [];
+  const fetchedKiB = fmt(kib(fetched.reduce((n, f) => n + (existsSync(path.join(nextDir, f)) ? gzipBytes(f) : 0), 0)));
+  const agreement = missing.length || extra.length ? `the manifests list ${listed?.files.length ?? 0}: ${missing.length} of those not fetched, ${extra.length} fetched beyond them` : 'exactly the chunks the manifests list';
+  console.log(`Check of the first-load figure: an empty-cache load of /sessions (until the network is idle) fetched ${fetched.length} scripts, ${fetchedKiB} KiB gzip: ${agreement}.`);
+}
+
+/** Part 3: the same two calls, direct (signed here) and through the relay (signed by the BFF); answers the non-200s. */
+async function reportRelay(webUrl, cookie, user) {
+  const cases = [
+    { name: 'GET /v2', direct: () => user.request('GET', '/v2').then((r) => r.status), relay: () => relayRequest(webUrl, cookie, 'GET', '/v2') },
+    {
+      name: 'POST /admin/gql (the session list query)',
+      direct: () => user.request('POST', '/admin/gql', { rawBody: Buffer.from(LIST_BODY), contentType: 'application/json' }).then((r) => r.status),
+      relay: () => relayRequest(webUrl, cookie, 'POST', '/admin/gql', LIST_BODY),
+    },
+  ];
+  console.log(`\nThe relay's added latency: ${RELAY_REQUESTS} requests per case, direct and relayed in alternating blocks; direct = signed here by the signing client, relayed = browser-like request with the session cookie → BFF (unseal, sign) → manager`);
+  console.log('| call | concurrency | direct p50 ms | p99 ms | req/s | relayed p50 ms | p99 ms | req/s | added p50 ms | added p99 ms | non-200 |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  let failures = 0;
+  for (const c of cases) {
+    for (const concurrency of [1, RELAY_CONCURRENCY]) {
+      const r = await compareRelay(c.direct, c.relay, concurrency);
+      const [d50, d99, r50, r99] = [pct(r.direct.times, 50), pct(r.direct.times, 99), pct(r.relay.times, 50), pct(r.relay.times, 99)];
+      failures += r.direct.failed + r.relay.failed;
+      const rps = (side) => Math.round((side.times.length / side.ms) * 1000);
+      console.log(`| ${c.name} | ${concurrency} | ${fmt(d50)} | ${fmt(d99)} | ${rps(r.direct)} | ${fmt(r50)} | ${fmt(r99)} | ${rps(r.relay)} | ${fmt(r50 - d50)} | ${fmt(r99 - d99)} | ${r.direct.failed + r.relay.failed} |`);
+    }
+  }
+  return failures;
+}
+
+// -------------------------------------------------------------------------------------------------------------
+
+process.chdir(root);
+if (serverStale()) await buildServer();
+if (dashboardStale()) buildDashboard();
+const jsBudget = reportFirstLoadJs();
+
+const { BerthClient } = await loadClient(root);
+const cleanups = [];
+let cleaning = null;
+let interrupted = false;
+/**
+ * Runs the cleanups newest first, one at a time, whatever failed before. A signal and the main flow's `finally`
+ * both call it; they share the one run, so neither exits halfway through the other's.
+ */
+function cleanUp() {
+  cleaning ??= (async () => {
+    while (cleanups.length) {
+      try {
+        await cleanups.pop()();
+      } catch (err) {
+        console.error('cleanup:', err instanceof Error ? err.message : err);
+      }
+    }
+  })();
+  return cleaning;
+}
+// Ctrl-C or a kill still ends the sessions, the browser and Berth.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    interrupted = true;
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+try {
+  const berth = await startBerth();
+  cleanups.push(berth.stop);
+  const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY });
+  cleanups.push(() => admin.close());
+  const keys = await createUser(admin);
+  const user = new BerthClient({ endpoint: berth.managerUrl, ...keys });
+  cleanups.push(() => user.close());
+  // Sessions outlive the manager by design; the bench's must not. Pushed before they start, so a half-started
+  // set is ended too.
+  const names = Array.from({ length: SESSIONS }, (_, i) => `bench-list-${i}`);
+  cleanups.push(async () => {
+    for (const name of names) await user.request('DELETE', `/session/${name}`).catch(() => undefined);
+  });
+  await startSessions(user, names);
+
+  const browser = await launchBrowser();
+  cleanups.push(browser.close);
+  await signIn(browser.page, berth.webUrl);
+
+  await reportSessionList(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/sessions'));
+  const cookie = (await browser.context.cookies(berth.webUrl)).map((c) => `${c.name}=${c.value}`).join('; ');
+  const failures = await reportRelay(berth.webUrl, cookie, user);
+  if (failures) throw new Error(`${failures} requests did not answer 200`);
+} catch (err) {
+  process.exitCode = 1;
+  if (!interrupted) console.error(err); // after a signal, the failure is the cleanup closing things under it
+} finally {
+  relayAgent.destroy();
+  await cleanUp();
+}
+
+if (jsBudget.over.length) {
+  console.error(`\nOver the first-load JS budget (${BUDGET_KIB} KiB): ${jsBudget.over.map((r) => `${r.route} ${fmt(kib(r.bytes))} KiB`).join(', ')}`);
+  process.exitCode = 1;
+}
