@@ -1,12 +1,15 @@
 /** §Resources and usage: presets, preset allocatability and scaling groups (CONTRACT §12). */
 import { z } from 'zod';
 import { route } from '../http/route';
+import { list, uuid } from '../http/params';
 import { Problem } from '../http/problem';
 import { listPresets } from '../resources/presets';
 import { checkPresets } from '../resources/check-presets';
 import { listScalingGroups } from '../resources/scaling-groups';
 import { recalculateUsage } from '../resources/recalculate';
 import { watcherFor } from '../agents/watcher';
+import { monthUsage, periodUsage } from '../resources/usage-report/project-usage';
+import { monthlyStats } from '../resources/usage-report/monthly-stats';
 
 const name = () => z.string().min(1).max(256).refine((s) => !s.includes('\0'), 'must not contain NUL characters');
 
@@ -33,6 +36,28 @@ export const resourceRoutes = [
     method: 'POST', path: '/resource/recalculate-usage', privilege: 'superadmin', status: 'FROZEN',
     summary: "Rebuild agents' occupied slots from the kernels that hold resources",
     handler: ({ app }) => recalculateUsage(app),
+  }),
+  route({
+    method: 'GET', path: '/resource/usage/month', privilege: 'superadmin', status: 'FROZEN',
+    input: z.object({ month: z.string().max(16), group_ids: list(uuid()).optional() }),
+    summary: "Usage of the month's containers per project, in the configured time zone (system/timezone)",
+    handler: ({ app, input }) => monthUsage(app, input),
+  }),
+  route({
+    method: 'GET', path: '/resource/usage/period', privilege: 'superadmin', status: 'FROZEN',
+    input: z.object({ start_date: z.string().max(16), end_date: z.string().max(16), group_id: uuid().optional() }),
+    summary: 'Usage of the containers of a period (at most 100 days, end date included) per project',
+    handler: ({ app, input }) => periodUsage(app, input),
+  }),
+  route({
+    method: 'GET', path: '/resource/stats/user/month', privilege: 'user', status: 'FROZEN',
+    summary: "The caller's ended sessions over the last 30 days, in 2,880 bins of 15 minutes",
+    handler: ({ app, principal }) => monthlyStats(app, principal.userId),
+  }),
+  route({
+    method: 'GET', path: '/resource/stats/admin/month', privilege: 'superadmin', status: 'FROZEN',
+    summary: 'Every ended session over the last 30 days, in 2,880 bins of 15 minutes',
+    handler: ({ app }) => monthlyStats(app),
   }),
   route({
     method: 'GET', path: '/resource/watcher', privilege: 'superadmin', status: 'FROZEN', input: z.object({ agent_id: name() }),

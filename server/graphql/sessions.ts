@@ -14,6 +14,7 @@ import { SESSION_STATUSES } from '../sessions/states';
 import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
 import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
 import { canonicalUuid } from './scalars';
+import { formatKernelStat } from '../sessions/kernel-stats';
 
 const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: UUID, domain_name: String';
 
@@ -286,11 +287,7 @@ function kernelsOf(ctx: GqlContext, sessionId: string): Promise<ContainerRow[]> 
 function liveStat(ctx: GqlContext, kernel: ContainerRow): Record<string, unknown> | null {
   const agent = kernel.agent_id ? ctx.app.agents.get(kernel.agent_id) : undefined;
   if (!agent || !agent.isAlive(kernel.id)) return null;
-  const stats = agent.stats(kernel.id);
-  return {
-    mem: { current: stats.memoryBytes === null ? null : String(stats.memoryBytes), unit_hint: 'bytes' },
-    cpu_used: { current: stats.cpuUsedMs === null ? null : String(Math.round(stats.cpuUsedMs)), unit_hint: 'msec' },
-  };
+  return formatKernelStat(agent.stats(kernel.id));
 }
 
 interface ModifyProps {

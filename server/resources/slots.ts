@@ -9,6 +9,9 @@ export type SlotType = 'count' | 'bytes';
 /** Slot name → amount. A missing slot means zero (usage) or unset (limits), as each caller says. */
 export type Amounts = Record<string, number>;
 
+/** Accelerator slots whose amounts count as GPU allocation in usage reports. */
+export const GPU_SLOTS = ['cuda.device', 'cuda.shares', 'rocm.device', 'tpu.device'];
+
 /** cpu and mem exist on every agent; accelerators appear when an agent reports them. */
 export const BASE_SLOTS: Record<string, SlotType> = { cpu: 'count', mem: 'bytes' };
 

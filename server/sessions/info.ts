@@ -1,14 +1,13 @@
 /** The session record as GET /session/{name} shows it (CONTRACT §7.2), and the dependency graph. */
 import type { App } from '../app';
 import type { Session } from '../db/schema';
+import { formatKernelStat } from './kernel-stats';
 
 export async function sessionInfo(app: App, session: Session) {
   const main = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
   const agent = main?.agent_id ? app.agents.get(main.agent_id) : undefined;
   const live = agent && main && agent.isAlive(main.id) ? agent.stats(main.id) : null;
-  const lastStat = live
-    ? { mem: { current: live.memoryBytes === null ? null : String(live.memoryBytes), unit_hint: 'bytes' }, cpu_used: { current: live.cpuUsedMs === null ? null : String(Math.round(live.cpuUsedMs)), unit_hint: 'msec' } }
-    : (main?.last_stat ?? null);
+  const lastStat = live ? formatKernelStat(live) : (main?.last_stat ?? null);
   const registry = session.image.includes('/') ? session.image.split('/')[0] : 'local';
   return {
     sessionId: session.id,

@@ -3,8 +3,11 @@
  * (or CANCELLED for a session that never left the queue). Safe to call twice: the state machine lets one win.
  */
 import type { App } from '../app';
+import type { Agent } from '../agents/agent';
 import { transitionKernel, transitionSession, type TransitionOptions } from './transition';
 import { releaseKernelSlots } from './release';
+import { formatKernelStat } from './kernel-stats';
+import { measureTree } from '../storage/folder-operations';
 
 export interface TerminationResult {
   /** The last stats of the main kernel, or null. */
@@ -25,7 +28,7 @@ export async function terminateSession(app: App, sessionId: string, reason: stri
   let stats: Record<string, unknown> | null = null;
   for (const kernel of kernels) {
     const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
-    if (agent && kernel.cluster_role === 'main') stats = collectStats(agent.stats(kernel.id));
+    if (agent && kernel.cluster_role === 'main') stats = await finalStat(agent, kernel.id);
     await transitionKernel(app, kernel.id, 'TERMINATING', { reason });
     try {
       await agent?.destroyKernel(kernel.id);
@@ -41,10 +44,8 @@ export async function terminateSession(app: App, sessionId: string, reason: stri
   return { stats: stats ?? (kernels[0]?.last_stat ?? null) };
 }
 
-function collectStats(raw: { memoryBytes: number | null; cpuUsedMs: number | null; pids: number | null }): Record<string, unknown> {
-  return {
-    mem: { current: raw.memoryBytes === null ? null : String(raw.memoryBytes), unit_hint: 'bytes' },
-    cpu_used: { current: raw.cpuUsedMs === null ? null : String(Math.round(raw.cpuUsedMs)), unit_hint: 'msec' },
-    pids: { current: raw.pids === null ? null : String(raw.pids), unit_hint: 'count' },
-  };
+/** The kernel's last figures, with the size of its scratch directory (usage reports bill it as disk_used). */
+async function finalStat(agent: Agent, kernelId: string): Promise<Record<string, unknown>> {
+  const scratch = await measureTree(agent.scratchDir(kernelId)).catch(() => null);
+  return formatKernelStat(agent.stats(kernelId), scratch?.usedBytes ?? null);
 }

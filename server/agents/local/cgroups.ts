@@ -16,12 +16,24 @@ export interface KernelLimits {
 
 export interface CgroupStats {
   memoryBytes: number | null;
+  /** The most memory the kernel held at once (usage reports bill this as mem_used). */
+  memoryPeakBytes: number | null;
   cpuUsedMs: number | null;
   pids: number | null;
+  /** Block I/O, where the io (v2) or blkio (v1) controller accounts it; null otherwise. */
+  ioReadBytes: number | null;
+  ioWriteBytes: number | null;
 }
 
 const ROOT = '/sys/fs/cgroup';
-const V1_CONTROLLERS = ['memory', 'cpu', 'cpuacct', 'pids'] as const;
+const V1_CONTROLLERS = ['memory', 'cpu', 'cpuacct', 'pids', 'blkio'] as const;
+
+/** Sums the byte counters of every device in an io.stat / blkio file; nulls when the file is not there. */
+function sumIo(text: string | null, readPattern: RegExp, writePattern: RegExp): Pick<CgroupStats, 'ioReadBytes' | 'ioWriteBytes'> {
+  if (text === null) return { ioReadBytes: null, ioWriteBytes: null };
+  const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, m) => total + Number(m[1]), 0);
+  return { ioReadBytes: sum(readPattern), ioWriteBytes: sum(writePattern) };
+}
 
 function read(file: string): string | null {
   try {
@@ -147,22 +159,28 @@ export class KernelCgroup {
     if (this.mode === 'v2') {
       const dir = path.join(ROOT, 'berth', this.kernelId);
       const usec = /usage_usec (\d+)/.exec(read(path.join(dir, 'cpu.stat')) ?? '');
+      const io = sumIo(read(path.join(dir, 'io.stat')), /rbytes=(\d+)/g, /wbytes=(\d+)/g);
       return {
         memoryBytes: numberOrNull(read(path.join(dir, 'memory.current'))),
+        memoryPeakBytes: numberOrNull(read(path.join(dir, 'memory.peak'))),
         cpuUsedMs: usec ? Number(usec[1]) / 1000 : null,
         pids: numberOrNull(read(path.join(dir, 'pids.current'))),
+        ...io,
       };
     }
     if (this.mode === 'v1') {
       const dir = (c: string, f: string) => path.join(ROOT, c, 'berth', this.kernelId, f);
       const ns = numberOrNull(read(dir('cpuacct', 'cpuacct.usage')));
+      const io = sumIo(read(dir('blkio', 'blkio.throttle.io_service_bytes')), /^\S+ Read (\d+)$/gm, /^\S+ Write (\d+)$/gm);
       return {
         memoryBytes: numberOrNull(read(dir('memory', 'memory.usage_in_bytes'))),
+        memoryPeakBytes: numberOrNull(read(dir('memory', 'memory.max_usage_in_bytes'))),
         cpuUsedMs: ns === null ? null : ns / 1e6,
         pids: numberOrNull(read(dir('pids', 'pids.current'))),
+        ...io,
       };
     }
-    return { memoryBytes: null, cpuUsedMs: null, pids: null };
+    return { memoryBytes: null, memoryPeakBytes: null, cpuUsedMs: null, pids: null, ioReadBytes: null, ioWriteBytes: null };
   }
 
   /** Removes the (empty) groups. */
