@@ -17,6 +17,7 @@ import { scalingGroupResolvers, scalingGroupTypeDefs } from './scaling-groups';
 import { agentResolvers, agentTypeDefs } from './agents';
 import { containerRegistryResolvers, containerRegistryTypeDefs } from './container-registries';
 import { imageResolvers, imageTypeDefs } from './images';
+import { imageMutationResolvers, imageMutationTypeDefs } from './image-mutations';
 import { sessionResolvers, sessionTypeDefs } from './sessions';
 import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
 
@@ -38,6 +39,7 @@ const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: agentTypeDefs, resolvers: agentResolvers },
   { typeDefs: containerRegistryTypeDefs, resolvers: containerRegistryResolvers },
   { typeDefs: imageTypeDefs, resolvers: imageResolvers },
+  { typeDefs: imageMutationTypeDefs, resolvers: imageMutationResolvers },
   { typeDefs: sessionTypeDefs, resolvers: sessionResolvers },
 ];
 

@@ -87,12 +87,22 @@ function builtins(): BuiltinImage[] {
   ];
 }
 
-export async function seedImages(app: App): Promise<void> {
+/** The canonical names of the built-in images. */
+export function builtinImageNames(): string[] {
+  return builtins().map((image) => image.name);
+}
+
+/**
+ * Writes the built-in images. On start (`reset` false) an existing image keeps the labels and limits an operator
+ * gave it (modify_image) and only follows the host's apps; a rescan (`reset` true) writes everything again.
+ */
+export async function seedImages(app: App, { reset = false } = {}): Promise<void> {
   for (const image of builtins()) {
     const existing = await app.db.selectFrom('images').select('id').where('name', '=', image.name).executeTakeFirst();
     const id = existing?.id ?? randomUUID();
-    const values = { runtime: image.runtime, tag: image.tag, resource_limits: json(image.limits), service_ports: json(image.ports), labels: json({ 'ai.backend.runtime-type': image.runtime }) };
-    if (existing) await app.db.updateTable('images').set(values).where('id', '=', id).execute();
+    const hostValues = { runtime: image.runtime, tag: image.tag, service_ports: json(image.ports) };
+    const values = { ...hostValues, resource_limits: json(image.limits), labels: json({ 'ai.backend.runtime-type': image.runtime }) };
+    if (existing) await app.db.updateTable('images').set(reset ? values : hostValues).where('id', '=', id).execute();
     else await app.db.insertInto('images').values({ id, name: image.name, ...values }).execute();
     for (const alias of image.aliases) {
       await app.db.insertInto('image_aliases').values({ alias, image_id: id }).onConflict((oc) => oc.column('alias').doNothing()).execute();
