@@ -28,7 +28,7 @@ import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
 import { formatBytes, formatSlot, orderSlots, slotLabel, unitOf, type SlotUnits } from './format';
-import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from './graphql';
+import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from '@/components/api/graphql';
 import { ConfirmDialog } from './ui/ConfirmDialog';
 import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';

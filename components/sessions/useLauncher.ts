@@ -3,7 +3,7 @@
 import useSWR from 'swr';
 import type { ManagerError } from '@/components/api/problem';
 import { managerSend, useManager } from '@/components/api/useManager';
-import { graphql } from './graphql';
+import { graphql } from '@/components/api/graphql';
 
 export interface ImageChoice {
   id: string;
