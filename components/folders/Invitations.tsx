@@ -10,7 +10,8 @@ import ListItemText from '@mui/material/ListItemText';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { ProblemAlert } from '@/components/admin/ui/feedback';
-import { acceptInvitation, PERMISSION_LABELS, rejectInvitation, useInvitations, type Invitation } from './useFolders';
+import { PERMISSION_LABELS } from './useFolders';
+import { acceptInvitation, deleteInvitation, useInvitations, type Invitation } from './useInvitations';
 
 export function Invitations({ onAccepted }: { onAccepted: () => void }) {
   const { data, error, mutate } = useInvitations();
@@ -22,7 +23,7 @@ export function Invitations({ onAccepted }: { onAccepted: () => void }) {
     setBusy(invitation.id);
     setActionError(null);
     try {
-      await (accept ? acceptInvitation(invitation.id) : rejectInvitation(invitation.id));
+      await (accept ? acceptInvitation(invitation.id) : deleteInvitation(invitation.id));
       await mutate();
       if (accept) onAccepted();
     } catch (err) {
