@@ -26,7 +26,7 @@ export interface FormDialogProps {
   /** No submit button: the dialog shows an outcome rather than a form. */
   hideSubmit?: boolean;
   cancelLabel?: string;
-  maxWidth?: 'xs' | 'sm';
+  maxWidth?: 'xs' | 'sm' | 'md';
   /** Called as the dialog opens, before it is painted: reset the fields here. */
   onOpen?: () => void;
   onSubmit: () => Promise<unknown>;
