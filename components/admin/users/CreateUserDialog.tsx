@@ -9,12 +9,11 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { useAccount } from '@/components/settings/useSettings';
+import { emailProblem, lengthProblem, passwordLengthProblem } from '@/components/auth/accountRules';
+import { CheckedTextField } from '../ui/CheckedTextField';
 import { ProblemAlert } from '../ui/feedback';
 import { FormDialog } from '../ui/FormDialog';
 import { createUser, ROLE_LABELS, USER_ROLES, useUserFormOptions } from './useUsers';
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
-export const MIN_PASSWORD_LENGTH = 8;
 
 export function rolesFor(callerRole: string): string[] {
   return USER_ROLES.filter((role) => role !== 'superadmin' || callerRole === 'superadmin');
@@ -46,13 +45,12 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
   }
 
   const problems = {
-    email: !EMAIL_PATTERN.test(email.trim()) ? 'Enter an email address such as ada@example.com.' : email.trim().length > 64 ? 'At most 64 characters.' : null,
-    username: username.length > 64 ? 'At most 64 characters.' : null,
-    password: password.length < MIN_PASSWORD_LENGTH ? `At least ${MIN_PASSWORD_LENGTH} characters.` : null,
-    fullName: fullName.length > 64 ? 'At most 64 characters.' : null,
+    email: emailProblem(email, 'Enter an email address such as ada@example.com.'),
+    username: lengthProblem(username),
+    password: passwordLengthProblem(password),
+    fullName: lengthProblem(fullName),
   };
   const valid = !Object.values(problems).some(Boolean);
-  const shown = (field: keyof typeof problems, value: string) => ((submitted || value) && problems[field]) || null;
 
   async function create() {
     setSubmitted(true);
@@ -74,7 +72,7 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
 
   return (
     <FormDialog open={open} title="New user" submitLabel="Create user" maxWidth="sm" onOpen={reset} onSubmit={create} onClose={onClose}>
-      <TextField
+      <CheckedTextField
         label="Email"
         name="email"
         type="email"
@@ -83,28 +81,30 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
         autoFocus
         value={email}
         onChange={(e) => setEmail(e.target.value)}
-        error={Boolean(shown('email', email))}
-        helperText={shown('email', email) || 'The user signs in with this address.'}
+        problem={problems.email}
+        submitted={submitted}
+        helperText="The user signs in with this address."
       />
-      <TextField
+      <CheckedTextField
         label="Full name"
         name="full_name"
         autoComplete="off"
         value={fullName}
         onChange={(e) => setFullName(e.target.value)}
-        error={Boolean(shown('fullName', fullName))}
-        helperText={shown('fullName', fullName) || ' '}
+        problem={problems.fullName}
+        submitted={submitted}
       />
-      <TextField
+      <CheckedTextField
         label="Username"
         name="username"
         autoComplete="off"
         value={username}
         onChange={(e) => setUsername(e.target.value)}
-        error={Boolean(shown('username', username))}
-        helperText={shown('username', username) || 'Optional; the email is used when left empty.'}
+        problem={problems.username}
+        submitted={submitted}
+        helperText="Optional; the email is used when left empty."
       />
-      <TextField
+      <CheckedTextField
         label="Initial password"
         name="new-password"
         type="password"
@@ -112,8 +112,9 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
         required
         value={password}
         onChange={(e) => setPassword(e.target.value)}
-        error={Boolean(shown('password', password))}
-        helperText={shown('password', password) || 'Give it to the user; they can change it in Settings.'}
+        problem={problems.password}
+        submitted={submitted}
+        helperText="Give it to the user; they can change it in Settings."
       />
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
         <TextField select label="Role" name="role" value={role} onChange={(e) => setRole(e.target.value)} sx={{ flex: 1 }}>
