@@ -23,7 +23,7 @@ import Typography from '@mui/material/Typography';
 import { managerSend } from '@/components/api/useManager';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { formatRelative, formatSlot, orderSlots, slotLabel, usedPercent, type SlotUnits } from './format';
-import { parseJsonField, useGraphql } from './graphql';
+import { parseJsonField, useGraphql } from '@/components/api/graphql';
 import { EmptyState, Loading, ProblemAlert } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { useToast } from './ui/useToast';

@@ -23,7 +23,7 @@ import Typography from '@mui/material/Typography';
 import { managerSend, useManager } from '@/components/api/useManager';
 import { ExpandMoreIcon } from '@/components/frame/icons';
 import { formatDateTime } from './format';
-import { filterString, useGraphql } from './graphql';
+import { filterString, useGraphql } from '@/components/api/graphql';
 import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { useToast } from './ui/useToast';

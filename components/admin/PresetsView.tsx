@@ -4,18 +4,13 @@
  * superadmins create, change and delete them (GraphQL `create_resource_preset`, `modify_resource_preset`,
  * `delete_resource_preset`).
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
-import Dialog from '@mui/material/Dialog';
-import DialogActions from '@mui/material/DialogActions';
-import DialogContent from '@mui/material/DialogContent';
-import DialogTitle from '@mui/material/DialogTitle';
 import IconButton from '@mui/material/IconButton';
 import MenuItem from '@mui/material/MenuItem';
-import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
@@ -28,8 +23,9 @@ import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
 import { formatBytes, formatSlot, orderSlots, slotLabel, unitOf, type SlotUnits } from './format';
-import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from './graphql';
+import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from '@/components/api/graphql';
 import { ConfirmDialog } from './ui/ConfirmDialog';
+import { FormDialog } from './ui/FormDialog';
 import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { useToast } from './ui/useToast';
@@ -79,11 +75,8 @@ function PresetDialog({
   const [sharedMemory, setSharedMemory] = useState('');
   const [scalingGroup, setScalingGroup] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
 
-  useEffect(() => {
-    if (!open) return;
+  function reset() {
     const slots = editing ? parseJsonField<Record<string, string>>(editing.resource_slots, {}) : {};
     const texts: Record<string, string> = {};
     for (const [slot, value] of Object.entries(slots)) texts[slot] = unitOf(slot, units) === 'bytes' && /^\d+$/.test(value) ? bytesToText(Number(value)) : value;
@@ -92,8 +85,7 @@ function PresetDialog({
     setSharedMemory(editing?.shared_memory ? bytesToText(editing.shared_memory) : '');
     setScalingGroup(editing?.scaling_group_name ?? '');
     setSubmitted(false);
-    setError(null);
-  }, [open, editing, units]);
+  }
 
   const amountProblem = (slot: string): string | null => {
     const text = (amounts[slot] ?? '').trim();
@@ -125,85 +117,71 @@ function PresetDialog({
       shared_memory: sharedMemory.trim() || null,
       scaling_group_name: scalingGroup || null,
     };
-    setPending(true);
-    setError(null);
-    try {
-      if (editing) {
-        await graphqlMutation(
-          'modify_resource_preset',
-          'mutation($id: UUID!, $props: ModifyResourcePresetInput!) { modify_resource_preset(id: $id, props: $props) { ok msg } }',
-          { id: editing.id, props: { ...props, name: name.trim() } },
-        );
-      } else {
-        await graphqlMutation(
-          'create_resource_preset',
-          'mutation($name: String!, $props: CreateResourcePresetInput!) { create_resource_preset(name: $name, props: $props) { ok msg } }',
-          { name: name.trim(), props },
-        );
-      }
-      await revalidateGraphql('resource_presets');
-      onSaved(name.trim());
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
+    if (editing) {
+      await graphqlMutation(
+        'modify_resource_preset',
+        'mutation($id: UUID!, $props: ModifyResourcePresetInput!) { modify_resource_preset(id: $id, props: $props) { ok msg } }',
+        { id: editing.id, props: { ...props, name: name.trim() } },
+      );
+    } else {
+      await graphqlMutation(
+        'create_resource_preset',
+        'mutation($name: String!, $props: CreateResourcePresetInput!) { create_resource_preset(name: $name, props: $props) { ok msg } }',
+        { name: name.trim(), props },
+      );
     }
+    await revalidateGraphql('resource_presets');
+    onSaved(name.trim());
   }
 
   const groupNames = scalingGroups.data?.scaling_groups?.map((g) => g.name) ?? [];
   return (
-    <Dialog open={open} onClose={pending ? undefined : onClose} maxWidth="sm" fullWidth aria-labelledby="preset-dialog-title">
-      <DialogTitle id="preset-dialog-title">{editing ? `Edit preset ${editing.name}` : 'New resource preset'}</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ pt: 1 }}>
+    <FormDialog
+      open={open}
+      title={editing ? `Edit preset ${editing.name}` : 'New resource preset'}
+      submitLabel={editing ? 'Save changes' : 'Create preset'}
+      maxWidth="sm"
+      onOpen={reset}
+      onSubmit={save}
+      onClose={onClose}
+    >
+      <TextField
+        label="Name"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        autoFocus
+        error={Boolean((submitted || name) && problems.name)}
+        helperText={((submitted || name) && problems.name) || 'Shown in the session launcher, e.g. small or gpu-large.'}
+      />
+      <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+        {slotNames.map((slot) => (
           <TextField
-            label="Name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            autoFocus
-            error={Boolean((submitted || name) && problems.name)}
-            helperText={((submitted || name) && problems.name) || 'Shown in the session launcher, e.g. small or gpu-large.'}
+            key={slot}
+            label={slotLabel(slot)}
+            value={amounts[slot] ?? ''}
+            onChange={(e) => setAmounts((prev) => ({ ...prev, [slot]: e.target.value }))}
+            error={Boolean(amountProblem(slot))}
+            helperText={amountProblem(slot) || (unitOf(slot, units) === 'bytes' ? 'Size, e.g. 4g' : slot === 'cpu' ? 'Cores, e.g. 2' : 'Amount')}
           />
-          <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
-            {slotNames.map((slot) => (
-              <TextField
-                key={slot}
-                label={slotLabel(slot)}
-                value={amounts[slot] ?? ''}
-                onChange={(e) => setAmounts((prev) => ({ ...prev, [slot]: e.target.value }))}
-                error={Boolean(amountProblem(slot))}
-                helperText={amountProblem(slot) || (unitOf(slot, units) === 'bytes' ? 'Size, e.g. 4g' : slot === 'cpu' ? 'Cores, e.g. 2' : 'Amount')}
-              />
-            ))}
-            <TextField
-              label="Shared memory"
-              value={sharedMemory}
-              onChange={(e) => setSharedMemory(e.target.value)}
-              error={Boolean(problems.sharedMemory)}
-              helperText={problems.sharedMemory || 'Optional, e.g. 64m (/dev/shm)'}
-            />
-            <TextField select label="Scaling group" value={scalingGroup} onChange={(e) => setScalingGroup(e.target.value)} helperText="Where the preset is offered">
-              <MenuItem value="">All scaling groups</MenuItem>
-              {[...new Set([...groupNames, ...(scalingGroup ? [scalingGroup] : [])])].map((g) => (
-                <MenuItem key={g} value={g}>
-                  {g}
-                </MenuItem>
-              ))}
-            </TextField>
-          </Box>
-          {submitted && problems.slots && <Typography variant="body2" color="error">{problems.slots}</Typography>}
-          <ProblemAlert error={error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions sx={{ px: 3, pb: 2 }}>
-        <Button onClick={onClose} disabled={pending}>
-          Cancel
-        </Button>
-        <Button variant="contained" onClick={() => void save()} disabled={pending}>
-          {pending ? 'Saving…' : editing ? 'Save changes' : 'Create preset'}
-        </Button>
-      </DialogActions>
-    </Dialog>
+        ))}
+        <TextField
+          label="Shared memory"
+          value={sharedMemory}
+          onChange={(e) => setSharedMemory(e.target.value)}
+          error={Boolean(problems.sharedMemory)}
+          helperText={problems.sharedMemory || 'Optional, e.g. 64m (/dev/shm)'}
+        />
+        <TextField select label="Scaling group" value={scalingGroup} onChange={(e) => setScalingGroup(e.target.value)} helperText="Where the preset is offered">
+          <MenuItem value="">All scaling groups</MenuItem>
+          {[...new Set([...groupNames, ...(scalingGroup ? [scalingGroup] : [])])].map((g) => (
+            <MenuItem key={g} value={g}>
+              {g}
+            </MenuItem>
+          ))}
+        </TextField>
+      </Box>
+      {submitted && problems.slots && <Typography variant="body2" color="error">{problems.slots}</Typography>}
+    </FormDialog>
   );
 }
 

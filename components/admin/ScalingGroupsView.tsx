@@ -12,7 +12,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { formatDateTime } from './format';
-import { useGraphql } from './graphql';
+import { useGraphql } from '@/components/api/graphql';
 import { EmptyState, Loading, ProblemAlert } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 

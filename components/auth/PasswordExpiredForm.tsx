@@ -12,7 +12,9 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { ManagerError } from '@/components/api/problem';
-import { changeExpiredPassword, newPasswordProblems } from './accountForms';
+import { CheckedTextField } from '@/components/admin/ui/CheckedTextField';
+import { changeExpiredPassword } from './accountForms';
+import { newPasswordProblems } from './accountRules';
 
 /** "It expired on 3 May 2025, 10:00." from the manager's "Password expired on <ISO>"; the detail as it is otherwise. */
 function expiredOn(detail: string | undefined): string {
@@ -48,7 +50,6 @@ export function PasswordExpiredForm({
   const askIdentity = !initialUsername || !initialCurrent;
 
   const problems = newPasswordProblems(next, repeat, current);
-  const shown = (field: 'next' | 'repeat', value: string) => ((submitted || value) && problems[field]) || undefined;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -103,7 +104,7 @@ export function PasswordExpiredForm({
           />
         </>
       )}
-      <TextField
+      <CheckedTextField
         label="New password"
         name="new-password"
         type="password"
@@ -112,10 +113,10 @@ export function PasswordExpiredForm({
         required
         value={next}
         onChange={(e) => setNext(e.target.value)}
-        error={Boolean(shown('next', next))}
-        helperText={shown('next', next) || ' '}
+        problem={problems.next}
+        submitted={submitted}
       />
-      <TextField
+      <CheckedTextField
         label="Repeat the new password"
         name="new-password-repeat"
         type="password"
@@ -123,8 +124,8 @@ export function PasswordExpiredForm({
         required
         value={repeat}
         onChange={(e) => setRepeat(e.target.value)}
-        error={Boolean(shown('repeat', repeat))}
-        helperText={shown('repeat', repeat) || ' '}
+        problem={problems.repeat}
+        submitted={submitted}
       />
       <Button type="submit" variant="contained" size="large" disabled={pending}>
         {pending ? 'Changing…' : 'Change password and sign in'}

@@ -11,11 +11,11 @@ import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import { CheckedTextField } from '@/components/admin/ui/CheckedTextField';
 import { ManagerError } from '@/components/api/problem';
 import { AuthCard } from './AuthCard';
-import { newPasswordProblems, signUp } from './accountForms';
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+import { signUp } from './accountForms';
+import { emailProblem, lengthProblem, MIN_PASSWORD_LENGTH, newPasswordProblems } from './accountRules';
 
 export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
   const router = useRouter();
@@ -28,9 +28,7 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
   const [pending, setPending] = useState(false);
   const [problem, setProblem] = useState<{ title: string; detail?: string } | null>(null);
 
-  const emailProblem = !EMAIL_PATTERN.test(email.trim()) ? 'Enter your email address.' : email.trim().length > 64 ? 'At most 64 characters.' : undefined;
-  const problems = { email: emailProblem, ...newPasswordProblems(password, repeat), fullName: fullName.length > 64 ? 'At most 64 characters.' : undefined };
-  const shown = (field: keyof typeof problems, value: string) => ((submitted || value) && problems[field]) || undefined;
+  const problems = { email: emailProblem(email, 'Enter your email address.'), ...newPasswordProblems(password, repeat), fullName: lengthProblem(fullName) };
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -67,7 +65,7 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
             {problem.detail}
           </Alert>
         )}
-        <TextField
+        <CheckedTextField
           label="Email"
           name="email"
           type="email"
@@ -76,19 +74,20 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
           required
           value={email}
           onChange={(e) => setEmail(e.target.value)}
-          error={Boolean(shown('email', email))}
-          helperText={shown('email', email) || ' '}
+          problem={problems.email}
+          submitted={submitted}
         />
-        <TextField
+        <CheckedTextField
           label="Full name"
           name="name"
           autoComplete="name"
           value={fullName}
           onChange={(e) => setFullName(e.target.value)}
-          error={Boolean(shown('fullName', fullName))}
-          helperText={shown('fullName', fullName) || 'Optional'}
+          problem={problems.fullName}
+          submitted={submitted}
+          helperText="Optional"
         />
-        <TextField
+        <CheckedTextField
           label="Choose a password"
           name="new-password"
           type="password"
@@ -96,10 +95,11 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
           required
           value={password}
           onChange={(e) => setPassword(e.target.value)}
-          error={Boolean(shown('next', password))}
-          helperText={shown('next', password) || 'At least 8 characters.'}
+          problem={problems.next}
+          submitted={submitted}
+          helperText={`At least ${MIN_PASSWORD_LENGTH} characters.`}
         />
-        <TextField
+        <CheckedTextField
           label="Repeat the password"
           name="new-password-repeat"
           type="password"
@@ -107,8 +107,8 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
           required
           value={repeat}
           onChange={(e) => setRepeat(e.target.value)}
-          error={Boolean(shown('repeat', repeat))}
-          helperText={shown('repeat', repeat) || ' '}
+          problem={problems.repeat}
+          submitted={submitted}
         />
         <TextField label="Domain" name="domain" size="small" value={domain} onChange={(e) => setDomain(e.target.value)} />
         <Button type="submit" variant="contained" size="large" disabled={pending}>

@@ -5,8 +5,6 @@
  */
 import { ManagerError, problemFrom } from '@/components/api/problem';
 
-export const MIN_PASSWORD_LENGTH = 8;
-
 async function post<T>(path: string, body: unknown): Promise<T> {
   const response = await fetch(path, {
     method: 'POST',
@@ -25,13 +23,4 @@ export function changeExpiredPassword(input: { domain: string; username: string;
 
 export function signUp(input: { domain: string; email: string; password: string; full_name?: string }) {
   return post<{ ok: true }>('/api/auth-extra/signup', input);
-}
-
-/** Messages for a new password typed twice; empty when it may be sent. */
-export function newPasswordProblems(next: string, repeat: string, current?: string): { next?: string; repeat?: string } {
-  const problems: { next?: string; repeat?: string } = {};
-  if (next.length < MIN_PASSWORD_LENGTH) problems.next = `At least ${MIN_PASSWORD_LENGTH} characters.`;
-  else if (current !== undefined && next === current) problems.next = 'Choose a password different from the expired one.';
-  if (repeat !== next) problems.repeat = 'The two passwords do not match.';
-  return problems;
 }

@@ -1,12 +1,16 @@
 'use client';
-/** The folders page: the folders you own or that are shared with you, invitations to accept, and a new folder. */
-import { useState } from 'react';
+/**
+ * The folders page: the folders you own or that are shared with you (rename, delete, leave), invitations to
+ * accept, the ones you sent and may still cancel, and a new folder.
+ */
+import { useState, type ReactNode } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
 import Link from '@mui/material/Link';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
@@ -16,17 +20,34 @@ import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
+import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
+import { EmptyState, ProblemAlert, useDelayed, VisuallyHidden } from '@/components/admin/ui/feedback';
 import { PageHeader } from '@/components/admin/ui/PageHeader';
-import { AddIcon, FolderIcon } from '@/components/frame/icons';
+import { useToast } from '@/components/admin/ui/useToast';
+import { AddIcon, DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
 import { formatBytes, relativeTime } from '@/components/sessions/model';
 import { useNow } from '@/components/sessions/common';
 import { CreateFolderDialog } from './CreateFolderDialog';
-import { Invitations } from './Invitations';
-import { PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
+import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
+import { Invitations, SentInvitations } from './Invitations';
+import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
 
-function FolderRow({ folder, now }: { folder: FolderSummary; now: number | null }) {
+/** An icon button with a tooltip (what it does) and an accessible name (what it does to which folder). */
+function ActionButton({ title, label, icon, onClick }: { title: string; label: string; icon: ReactNode; onClick: () => void }) {
+  return (
+    <Tooltip title={title}>
+      <IconButton size="small" aria-label={label} onClick={onClick}>
+        {icon}
+      </IconButton>
+    </Tooltip>
+  );
+}
+
+function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
+  // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left
+  // through the project, not here).
+  const leavable = !folder.is_owner && folder.type === 'user';
   return (
     <TableRow hover data-testid="folder-row" data-folder={folder.name}>
       <TableCell>
@@ -57,6 +78,15 @@ function FolderRow({ folder, now }: { folder: FolderSummary; now: number | null 
       <TableCell sx={{ whiteSpace: 'nowrap', display: { xs: 'none', md: 'table-cell' } }} title={new Date(folder.created_at).toLocaleString()}>
         {now === null ? '' : relativeTime(folder.created_at, now)}
       </TableCell>
+      <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+        {folder.is_owner && (
+          <>
+            <ActionButton title="Rename" label={`Rename ${folder.name}`} icon={<EditIcon fontSize="small" />} onClick={() => onAction({ kind: 'rename', folder })} />
+            <ActionButton title="Delete" label={`Delete ${folder.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => onAction({ kind: 'delete', folder })} />
+          </>
+        )}
+        {leavable && <ActionButton title="Leave" label={`Leave ${folder.name}`} icon={<LogoutIcon fontSize="small" />} onClick={() => onAction({ kind: 'leave', folder })} />}
+      </TableCell>
     </TableRow>
   );
 }
@@ -67,7 +97,9 @@ export function FolderList() {
   const showSkeleton = useDelayed(isLoading && !data);
   const now = useNow();
   const [creating, setCreating] = useState(false);
-  const folders = [...(data ?? [])].sort((a, b) => Number(b.is_owner) - Number(a.is_owner) || a.name.localeCompare(b.name));
+  const [action, setAction] = useState<FolderAction>(null);
+  const [toast, showToast] = useToast();
+  const folders = (data ?? []).filter((f) => !isTrashed(f)).sort((a, b) => Number(b.is_owner) - Number(a.is_owner) || a.name.localeCompare(b.name));
   const newFolder = (
     <Button variant="contained" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
       New folder
@@ -79,6 +111,7 @@ export function FolderList() {
       <PageHeader title="Folders" description="Storage that outlives sessions: mount folders into sessions, share them, upload and download files." actions={newFolder} />
       <Stack spacing={3}>
       <Invitations onAccepted={() => void mutate()} />
+      <SentInvitations />
       {error && !data && <ProblemAlert error={error} />}
       {data && folders.length === 0 ? (
         <Card variant="outlined">
@@ -100,14 +133,17 @@ export function FolderList() {
                     Size
                   </TableCell>
                   <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
+                  <TableCell align="right">
+                    <VisuallyHidden>Actions</VisuallyHidden>
+                  </TableCell>
                 </TableRow>
               </TableHead>
               <TableBody>
                 {data
-                  ? folders.map((f) => <FolderRow key={f.id} folder={f} now={now} />)
+                  ? folders.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)
                   : [0, 1, 2].map((i) => (
                       <TableRow key={i}>
-                        <TableCell colSpan={6}>
+                        <TableCell colSpan={7}>
                           <Skeleton />
                         </TableCell>
                       </TableRow>
@@ -126,6 +162,15 @@ export function FolderList() {
           router.push(`/folders/${folder.id}`);
         }}
       />
+      <FolderActionDialogs
+        action={action}
+        onDone={async (message) => {
+          await mutate();
+          showToast(message);
+        }}
+        onClose={() => setAction(null)}
+      />
+      {toast}
       </Stack>
     </Box>
   );

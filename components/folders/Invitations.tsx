@@ -1,6 +1,9 @@
 'use client';
-/** The invitations inbox: folders other users offered to share with you, to accept or decline. */
-import { useState } from 'react';
+/**
+ * Pending folder invitations: the ones other users sent you (accept or decline) and the ones you sent (cancel
+ * before they are answered). Each list shows only while it has something pending.
+ */
+import { useState, type ReactNode } from 'react';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
@@ -10,35 +13,41 @@ import ListItemText from '@mui/material/ListItemText';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { ProblemAlert } from '@/components/admin/ui/feedback';
-import { acceptInvitation, PERMISSION_LABELS, rejectInvitation, useInvitations, type Invitation } from './useFolders';
+import { PERMISSION_LABELS } from './useFolders';
+import { acceptInvitation, deleteInvitation, useInvitations, useSentInvitations, type Invitation } from './useInvitations';
 
-export function Invitations({ onAccepted }: { onAccepted: () => void }) {
-  const { data, error, mutate } = useInvitations();
-  const [busy, setBusy] = useState<string | null>(null);
+interface InvitationCardProps {
+  title: string;
+  testId: string;
+  invitations: Invitation[] | undefined;
+  loadError: unknown;
+  /** Who is on the other side of the invitation, for a person. */
+  counterpart: (invitation: Invitation) => string;
+  /** The buttons of one invitation; `run` shows a failure in the card and disables every button meanwhile. */
+  actions: (invitation: Invitation, run: (action: () => Promise<unknown>) => void, busy: boolean) => ReactNode;
+}
+
+function InvitationCard({ title, testId, invitations, loadError, counterpart, actions }: InvitationCardProps) {
+  const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<unknown>(null);
-  const pending = (data?.invitations ?? []).filter((i) => i.state === 'pending');
+  const pending = (invitations ?? []).filter((i) => i.state === 'pending');
+  const titleId = `${testId}-title`;
 
-  async function act(invitation: Invitation, accept: boolean) {
-    setBusy(invitation.id);
+  function run(action: () => Promise<unknown>) {
+    setBusy(true);
     setActionError(null);
-    try {
-      await (accept ? acceptInvitation(invitation.id) : rejectInvitation(invitation.id));
-      await mutate();
-      if (accept) onAccepted();
-    } catch (err) {
-      setActionError(err);
-    } finally {
-      setBusy(null);
-    }
+    action()
+      .catch(setActionError)
+      .finally(() => setBusy(false));
   }
 
-  if (error && !data) return <ProblemAlert error={error} />;
+  if (loadError && !invitations) return <ProblemAlert error={loadError} />;
   if (pending.length === 0) return null;
   return (
-    <Card variant="outlined" component="section" aria-labelledby="invitations-title" data-testid="invitations">
+    <Card variant="outlined" component="section" aria-labelledby={titleId} data-testid={testId}>
       <Stack spacing={1} sx={{ p: 2 }}>
-        <Typography id="invitations-title" variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
-          Invitations
+        <Typography id={titleId} variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
+          {title}
         </Typography>
         <ProblemAlert error={actionError} />
         <List disablePadding>
@@ -49,14 +58,10 @@ export function Invitations({ onAccepted }: { onAccepted: () => void }) {
               divider
               data-testid="invitation"
               data-folder={invitation.vfolder_name}
+              data-invitee={invitation.invitee}
               secondaryAction={
                 <Stack direction="row" spacing={1}>
-                  <Button size="small" onClick={() => void act(invitation, false)} disabled={busy !== null}>
-                    Decline
-                  </Button>
-                  <Button size="small" variant="contained" onClick={() => void act(invitation, true)} disabled={busy !== null}>
-                    Accept
-                  </Button>
+                  {actions(invitation, run, busy)}
                 </Stack>
               }
             >
@@ -67,7 +72,7 @@ export function Invitations({ onAccepted }: { onAccepted: () => void }) {
                     <Chip size="small" variant="outlined" label={PERMISSION_LABELS[invitation.perm]} />
                   </Stack>
                 }
-                secondary={`From ${invitation.inviter}`}
+                secondary={counterpart(invitation)}
                 sx={{ pr: 22 }}
               />
             </ListItem>
@@ -75,5 +80,62 @@ export function Invitations({ onAccepted }: { onAccepted: () => void }) {
         </List>
       </Stack>
     </Card>
+  );
+}
+
+/** The inbox: folders other users offered to share with you. */
+export function Invitations({ onAccepted }: { onAccepted: () => void }) {
+  const { data, error, mutate } = useInvitations();
+  const answer = (invitation: Invitation, accept: boolean) => async () => {
+    await (accept ? acceptInvitation(invitation.id) : deleteInvitation(invitation.id));
+    await mutate();
+    if (accept) onAccepted();
+  };
+  return (
+    <InvitationCard
+      title="Invitations"
+      testId="invitations"
+      invitations={data?.invitations}
+      loadError={error}
+      counterpart={(invitation) => `From ${invitation.inviter}`}
+      actions={(invitation, run, busy) => (
+        <>
+          <Button size="small" disabled={busy} onClick={() => run(answer(invitation, false))}>
+            Decline
+          </Button>
+          <Button size="small" variant="contained" disabled={busy} onClick={() => run(answer(invitation, true))}>
+            Accept
+          </Button>
+        </>
+      )}
+    />
+  );
+}
+
+/** Invitations you sent that nobody has answered yet. */
+export function SentInvitations() {
+  const { data, error, mutate } = useSentInvitations();
+  const cancel = (invitation: Invitation) => async () => {
+    await deleteInvitation(invitation.id);
+    await mutate();
+  };
+  return (
+    <InvitationCard
+      title="Invitations you sent"
+      testId="sent-invitations"
+      invitations={data?.invitations}
+      loadError={error}
+      counterpart={(invitation) => `To ${invitation.invitee}, not answered yet`}
+      actions={(invitation, run, busy) => (
+        <Button
+          size="small"
+          disabled={busy}
+          aria-label={`Cancel the invitation of ${invitation.invitee} to ${invitation.vfolder_name}`}
+          onClick={() => run(cancel(invitation))}
+        >
+          Cancel
+        </Button>
+      )}
+    />
   );
 }

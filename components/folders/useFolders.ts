@@ -1,8 +1,9 @@
 'use client';
 /**
- * Data access for the folders pages: hooks per resource (the folder list, one folder, a directory, invitations)
- * and the actions on them, all through the signed /api/manager relay. File bytes go through /api/storage (a
- * token-authorized relay of the manager's transfer endpoints): uploads with tus, downloads by navigation.
+ * Data access for the folders pages: hooks per resource (the folder list, one folder, a directory) and the actions
+ * on them, all through the signed /api/manager relay (invitations are in useInvitations.ts). File bytes go through
+ * /api/storage (a token-authorized relay of the manager's transfer endpoints): uploads with tus, downloads by
+ * navigation.
  */
 import { Upload } from 'tus-js-client';
 import { ManagerError, type ProblemBody } from '@/components/api/problem';
@@ -42,21 +43,19 @@ export interface FileEntry {
   modified: string;
 }
 
-export interface Invitation {
-  id: string;
-  inviter: string;
-  invitee: string;
-  perm: Permission;
-  state: string;
-  created_at: string;
-  vfolder_id: string;
-  vfolder_name: string;
-}
-
 export const PERMISSION_LABELS: Record<Permission, string> = { ro: 'Read only', rw: 'Read & write', wd: 'Read, write & delete' };
 export const USAGE_LABELS: Record<UsageMode, string> = { general: 'General', data: 'Data', model: 'Model' };
 
 const enc = encodeURIComponent;
+
+/** Folders in the trash keep listing (with their status) until purged; the pages leave them out. */
+const TRASHED = new Set(['delete-pending', 'delete-ongoing', 'delete-complete', 'delete-error']);
+const MOUNTABLE = new Set(['ready', 'performing', 'cloning', 'mounted']);
+export const isTrashed = (folder: FolderSummary) => TRASHED.has(folder.status);
+export const isMountable = (folder: FolderSummary) => MOUNTABLE.has(folder.status);
+
+const FOLDER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+export const folderNameProblem = (name: string) => (FOLDER_NAME.test(name) ? null : 'Use letters, digits, dots, dashes and underscores (at most 64).');
 
 export function useFolders() {
   return useManager<FolderSummary[]>('/folders', { refreshInterval: 10_000 });
@@ -70,10 +69,6 @@ export function useFolderFiles(id: string, dir: string) {
   return useManager<{ items: FileEntry[] }>(`/folders/${enc(id)}/files?path=${enc(dir)}`, { keepPreviousData: true });
 }
 
-export function useInvitations() {
-  return useManager<{ invitations: Invitation[] }>('/folders/invitations/list', { refreshInterval: 15_000 });
-}
-
 export const joinPath = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
 
 export interface CreateFolderInput {
@@ -84,16 +79,16 @@ export interface CreateFolderInput {
 }
 
 export const createFolder = (input: CreateFolderInput) => managerSend<{ id: string; name: string }>('POST', '/folders', input);
+/** Moves the folder to the trash (its owner, or a manager of a project folder); its name is free again. */
 export const deleteFolder = (id: string) => managerSend('DELETE', `/folders/${enc(id)}`);
+export const renameFolder = (id: string, newName: string) => managerSend('POST', `/folders/${enc(id)}/rename`, { new_name: newName });
+/** Gives up the caller's access to a folder another user shared with them. */
+export const leaveFolder = (id: string) => managerSend('POST', `/folders/${enc(id)}/leave`, {});
 export const makeDirectory = (id: string, path: string) => managerSend('POST', `/folders/${enc(id)}/mkdir`, { path, parents: true });
 export const renameEntry = (id: string, targetPath: string, newName: string) =>
   managerSend('POST', `/folders/${enc(id)}/rename-file`, { target_path: targetPath, new_name: newName });
 export const moveEntry = (id: string, src: string, dst: string) => managerSend('POST', `/folders/${enc(id)}/move-file`, { src, dst });
 export const deleteEntries = (id: string, files: string[]) => managerSend('DELETE', `/folders/${enc(id)}/delete-files`, { files, recursive: true });
-export const inviteToFolder = (id: string, perm: Permission, emails: string[]) =>
-  managerSend<{ invited_ids: string[] }>('POST', `/folders/${enc(id)}/invite`, { perm, emails });
-export const acceptInvitation = (invId: string) => managerSend('POST', '/folders/invitations/accept', { inv_id: invId });
-export const rejectInvitation = (invId: string) => managerSend('DELETE', '/folders/invitations/delete', { inv_id: invId });
 export const cloneFolder = (id: string, input: { target_name: string; usage_mode: UsageMode; permission: Permission; cloneable: boolean }) =>
   managerSend<{ bgtask_id: string; id: string; name: string }>('POST', `/folders/${enc(id)}/clone`, input);
 

@@ -1,7 +1,8 @@
 'use client';
 /**
  * The launcher: image, resources (a preset, or custom CPU and memory checked against what the user may still
- * allocate), interactive or batch with a startup command, cluster size and environment variables. A refusal
+ * allocate), interactive or batch with a startup command, cluster size, folders to mount and environment
+ * variables. A refusal
  * from the manager (a frozen manager, a name in use, no resources) is shown with its title and detail.
  */
 import { useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
@@ -28,6 +29,7 @@ import type { ManagerError } from '@/components/api/problem';
 import { AddIcon, ArrowBackIcon, CloseIcon } from '@/components/frame/icons';
 import { ProblemAlert, useDelayed } from './common';
 import { formatBytes, formatSlots, generatedName, sessionNameProblem } from './model';
+import { MountPicker, mountPathProblems, type MountChoice } from './MountPicker';
 import { launchSession, useImages, usePresets, useResourceCheck, type ImageChoice, type Preset } from './useLauncher';
 
 const GiB = 1024 ** 3;
@@ -144,6 +146,7 @@ export function SessionLauncher() {
   const [memGiB, setMemGiB] = useState('1');
   const [clusterSize, setClusterSize] = useState('1');
   const [env, setEnv] = useState<EnvRow[]>([]);
+  const [mounts, setMounts] = useState<MountChoice>({});
   const nextEnvId = useRef(1);
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<ManagerError | Error | null>(null);
@@ -184,7 +187,10 @@ export function SessionLauncher() {
   const envProblems = env.map((row) => (row.key && !ENV_NAME.test(row.key) ? 'Letters, digits and _, not starting with a digit.' : null));
   const duplicateEnv = new Set(env.map((r) => r.key).filter((k, i, all) => k && all.indexOf(k) !== i));
   const commandProblem = type === 'batch' && !startupCommand.trim() ? 'A batch session needs a command to run.' : null;
-  const invalid = Boolean(!image || !selected || nameProblem || sizeProblem || cpuProblem || memProblem || commandProblem || envProblems.some(Boolean) || duplicateEnv.size);
+  const mountProblem = Object.values(mountPathProblems(mounts)).some(Boolean);
+  const invalid = Boolean(
+    !image || !selected || nameProblem || sizeProblem || cpuProblem || memProblem || commandProblem || envProblems.some(Boolean) || duplicateEnv.size || mountProblem,
+  );
 
   const loadingChoices = useDelayed(!images.data && !images.error);
   const loadingPresets = useDelayed(!presets.data && !presets.error);
@@ -207,6 +213,7 @@ export function SessionLauncher() {
         resources,
         sharedMemory: selected !== CUSTOM ? preset?.shared_memory : null,
         environ: Object.fromEntries(env.filter((r) => r.key).map((r) => [r.key, r.value])),
+        mounts,
       });
       router.push(`/sessions/${created.sessionId}`);
     } catch (err) {
@@ -381,6 +388,10 @@ export function SessionLauncher() {
               slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: 'monospace' } } }}
             />
           )}
+        </Section>
+
+        <Section title="Folders" description="Mounted into every container; what the session writes there outlives it.">
+          <MountPicker value={mounts} onChange={setMounts} />
         </Section>
 
         <Section title="Environment variables" description="Set in every container of the session.">

@@ -10,6 +10,7 @@ import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import CardContent from '@mui/material/CardContent';
 import CircularProgress from '@mui/material/CircularProgress';
+import DialogContentText from '@mui/material/DialogContentText';
 import Grid from '@mui/material/Grid';
 import IconButton from '@mui/material/IconButton';
 import Skeleton from '@mui/material/Skeleton';
@@ -18,12 +19,13 @@ import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
+import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
 import { ArrowBackIcon, EditIcon, RestartIcon, StopIcon } from '@/components/frame/icons';
 import { CodeConsole } from './CodeConsole';
 import { ProblemAlert, StatusChip, useDelayed } from './common';
 import { formatDateTime, formatSlots, FINISHED_STATUSES, type SessionInfo } from './model';
 import { SessionApps } from './SessionApps';
-import { ConfirmDialog, RenameDialog } from './SessionDialogs';
+import { RenameDialog } from './SessionDialogs';
 import { SessionFiles } from './SessionFiles';
 import { SessionLogs } from './SessionLogs';
 import { SessionTerminals } from './SessionTerminals';
@@ -199,14 +201,14 @@ export function SessionView({ id }: { id: string }) {
         open={dialog === 'terminate'}
         title={`Terminate ${info.sessionName}?`}
         confirmLabel="Terminate"
-        destructive
+        danger
         onConfirm={async () => {
           await terminateSession(info.sessionId, info.status);
           await mutate();
         }}
         onClose={() => setDialog(null)}
       >
-        The session&apos;s containers stop and its files in /home/work are deleted. Files in mounted folders are kept.
+        <DialogContentText>The session&apos;s containers stop and its files in /home/work are deleted. Files in mounted folders are kept.</DialogContentText>
       </ConfirmDialog>
       <ConfirmDialog
         open={dialog === 'restart'}
@@ -219,7 +221,7 @@ export function SessionView({ id }: { id: string }) {
         }}
         onClose={() => setDialog(null)}
       >
-        Running programs end and the terminals start new shells; files in /home/work are kept.
+        <DialogContentText>Running programs end and the terminals start new shells; files in /home/work are kept.</DialogContentText>
       </ConfirmDialog>
       <RenameDialog
         open={dialog === 'rename'}

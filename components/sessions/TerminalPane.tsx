@@ -13,7 +13,7 @@ import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { useTheme } from '@mui/material/styles';
+import { useColorScheme } from '@mui/material/styles';
 import { RefreshIcon } from '@/components/frame/icons';
 
 const PING_MS = 30_000;
@@ -42,7 +42,9 @@ function ptyUrl(sessionId: string): string {
 }
 
 export function TerminalPane({ sessionId, active, label }: { sessionId: string; active: boolean; label: string }) {
-  const mode = useTheme().palette.mode;
+  // The theme's palette is always the light one (its colors are CSS variables that follow prefers-color-scheme);
+  // xterm draws on a canvas and needs the scheme itself, which useColorScheme follows as it changes.
+  const mode = useColorScheme().colorScheme === 'dark' ? 'dark' : 'light';
   const host = useRef<HTMLDivElement>(null);
   const terminal = useRef<{ term: Terminal; fit: FitAddon } | null>(null);
   const socket = useRef<WebSocket | null>(null);
@@ -152,6 +154,7 @@ export function TerminalPane({ sessionId, active, label }: { sessionId: string; 
         aria-label={label}
         data-testid="terminal"
         data-state={state}
+        data-scheme={mode}
         sx={{ position: 'absolute', inset: 0, p: 1, '& .xterm': { height: '100%' } }}
       />
       {state === 'connecting' && ready && (
@@ -168,7 +171,7 @@ export function TerminalPane({ sessionId, active, label }: { sessionId: string; 
             inset: 0,
             alignItems: 'center',
             justifyContent: 'center',
-            bgcolor: (t) => (t.palette.mode === 'dark' ? 'rgba(0,0,0,0.6)' : 'rgba(255,255,255,0.75)'),
+            bgcolor: mode === 'dark' ? 'rgba(0,0,0,0.6)' : 'rgba(255,255,255,0.75)',
           }}
         >
           <Typography sx={{ fontWeight: 600 }}>The terminal was disconnected.</Typography>

@@ -32,19 +32,8 @@ export function ProblemAlert({ error, action, testId, severity = 'error' }: { er
   );
 }
 
-/** True once `active` has stayed true for `delayMs`: quick loads never show a loading state. */
-export function useDelayed(active: boolean, delayMs = 300): boolean {
-  const [shown, setShown] = useState(false);
-  useEffect(() => {
-    if (!active) {
-      setShown(false);
-      return;
-    }
-    const timer = setTimeout(() => setShown(true), delayMs);
-    return () => clearTimeout(timer);
-  }, [active, delayMs]);
-  return active && shown;
-}
+/** Quick loads never show a loading state: the one delay every area uses. */
+export { useDelayed } from '@/components/admin/ui/feedback';
 
 /** The current time, ticking every `everyMs`, for relative times; null before the first client render. */
 export function useNow(everyMs = 30_000): number | null {

@@ -3,7 +3,7 @@
 import useSWR from 'swr';
 import type { ManagerError } from '@/components/api/problem';
 import { managerSend, useManager } from '@/components/api/useManager';
-import { graphql } from './graphql';
+import { graphql } from '@/components/api/graphql';
 
 export interface ImageChoice {
   id: string;
@@ -58,6 +58,8 @@ export interface LaunchRequest {
   resources: Record<string, string>;
   sharedMemory?: string | null;
   environ: Record<string, string>;
+  /** Folder id → path inside the session. */
+  mounts: Record<string, string>;
 }
 
 /**
@@ -77,6 +79,10 @@ export function launchSession(request: LaunchRequest): Promise<{ sessionId: stri
     config: {
       resources: request.resources,
       environ: request.environ,
+      // Every chosen folder by id; each path goes in mount_map (the manager normalizes and checks it).
+      ...(Object.keys(request.mounts).length
+        ? { mounts: Object.keys(request.mounts), mount_map: Object.fromEntries(Object.entries(request.mounts).map(([id, path]) => [id, path.trim()])) }
+        : {}),
       ...(request.sharedMemory ? { resource_opts: { shmem: request.sharedMemory } } : {}),
     },
   });

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef } from 'react';
 import useSWR, { useSWRConfig } from 'swr';
 import { ManagerError, problemFrom } from '@/components/api/problem';
 import { managerFetch, managerSend, RELAY_PREFIX, useManager } from '@/components/api/useManager';
-import { graphql } from './graphql';
+import { graphql } from '@/components/api/graphql';
 import { FINISHED_STATUSES, LIVE_STATUSES, USABLE_STATUSES, type FileListing, type ServicePort, type SessionInfo, type SessionSummary } from './model';
 import { useSessionEvents, type SessionEvent } from './sessionEvents';
 

@@ -4,16 +4,11 @@
  * Path and permission are checked before anything is sent; the manager's refusal (a duplicate, the 64 KiB limit)
  * is shown in the dialog.
  */
-import { useEffect, useState } from 'react';
-import Button from '@mui/material/Button';
-import Dialog from '@mui/material/Dialog';
-import DialogActions from '@mui/material/DialogActions';
-import DialogContent from '@mui/material/DialogContent';
-import DialogTitle from '@mui/material/DialogTitle';
+import { useState } from 'react';
 import InputAdornment from '@mui/material/InputAdornment';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { ProblemAlert } from '@/components/admin/ui/feedback';
+import { FormDialog } from '@/components/admin/ui/FormDialog';
 import { formatBytes } from '@/components/admin/format';
 import { byteLength, checkDotfilePath, checkPermission, MAX_DOTFILES_BYTES, symbolicPermission } from './dotfile-rules';
 import { saveDotfile, type Dotfile } from './useSettings';
@@ -38,17 +33,6 @@ export function DotfileDialog({
   const [permission, setPermission] = useState('644');
   const [data, setData] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-
-  useEffect(() => {
-    if (!open) return;
-    setPath(editing?.path ?? '');
-    setPermission(editing?.permission ?? '644');
-    setData(editing?.data ?? '');
-    setSubmitted(false);
-    setError(null);
-  }, [open, editing]);
 
   const checkedPath = checkDotfilePath(path);
   let pathProblem = 'error' in checkedPath ? checkedPath.error : null;
@@ -61,75 +45,66 @@ export function DotfileDialog({
   async function save() {
     setSubmitted(true);
     if (pathProblem || permissionProblem || sizeProblem || !('path' in checkedPath)) return;
-    setPending(true);
-    setError(null);
-    try {
-      await saveDotfile({ path: checkedPath.path, permission, data }, editing ? 'update' : 'create');
-      onSaved(checkedPath.path);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    await saveDotfile({ path: checkedPath.path, permission, data }, editing ? 'update' : 'create');
+    onSaved(checkedPath.path);
   }
 
   const showPath = submitted || path !== '';
   return (
-    <Dialog open={open} onClose={pending ? undefined : onClose} maxWidth="md" fullWidth aria-labelledby="dotfile-dialog-title">
-      <DialogTitle id="dotfile-dialog-title">{editing ? `Edit ${editing.path}` : 'New dotfile'}</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ pt: 1 }}>
-          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-            <TextField
-              label="Path"
-              name="dotfile-path"
-              value={path}
-              onChange={(e) => setPath(e.target.value)}
-              disabled={Boolean(editing)}
-              autoFocus={!editing}
-              error={showPath && Boolean(pathProblem)}
-              helperText={(showPath && pathProblem) || 'Relative to /home/work, e.g. .vimrc or .config/git/config'}
-              sx={{ flexGrow: 1 }}
-              slotProps={{
-                input: { startAdornment: <InputAdornment position="start">/home/work/</InputAdornment> },
-                htmlInput: { spellCheck: false, autoCapitalize: 'off', style: { fontFamily: MONO } },
-              }}
-            />
-            <TextField
-              label="Permission"
-              name="dotfile-permission"
-              value={permission}
-              onChange={(e) => setPermission(e.target.value.trim())}
-              error={(submitted || permission !== '') && Boolean(permissionProblem)}
-              helperText={permissionProblem && (submitted || permission !== '') ? permissionProblem : symbolic ? `Octal: ${symbolic}` : ' '}
-              sx={{ width: { sm: 220 } }}
-              slotProps={{ htmlInput: { inputMode: 'numeric', maxLength: 3, spellCheck: false, style: { fontFamily: MONO } } }}
-            />
-          </Stack>
-          <TextField
-            label="Content"
-            name="dotfile-content"
-            multiline
-            minRows={10}
-            maxRows={24}
-            value={data}
-            onChange={(e) => setData(e.target.value)}
-            autoFocus={Boolean(editing)}
-            error={Boolean(sizeProblem)}
-            helperText={sizeProblem ?? `${formatBytes(size)}`}
-            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO, fontSize: 13 } } }}
-          />
-          <ProblemAlert error={error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions sx={{ px: 3, pb: 2 }}>
-        <Button onClick={onClose} disabled={pending}>
-          Cancel
-        </Button>
-        <Button variant="contained" onClick={() => void save()} disabled={pending}>
-          {pending ? 'Saving…' : editing ? 'Save changes' : 'Create dotfile'}
-        </Button>
-      </DialogActions>
-    </Dialog>
+    <FormDialog
+      open={open}
+      title={editing ? `Edit ${editing.path}` : 'New dotfile'}
+      submitLabel={editing ? 'Save changes' : 'Create dotfile'}
+      maxWidth="md"
+      onOpen={() => {
+        setPath(editing?.path ?? '');
+        setPermission(editing?.permission ?? '644');
+        setData(editing?.data ?? '');
+        setSubmitted(false);
+      }}
+      onSubmit={save}
+      onClose={onClose}
+    >
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
+        <TextField
+          label="Path"
+          name="dotfile-path"
+          value={path}
+          onChange={(e) => setPath(e.target.value)}
+          disabled={Boolean(editing)}
+          autoFocus={!editing}
+          error={showPath && Boolean(pathProblem)}
+          helperText={(showPath && pathProblem) || 'Relative to /home/work, e.g. .vimrc or .config/git/config'}
+          sx={{ flexGrow: 1 }}
+          slotProps={{
+            input: { startAdornment: <InputAdornment position="start">/home/work/</InputAdornment> },
+            htmlInput: { spellCheck: false, autoCapitalize: 'off', style: { fontFamily: MONO } },
+          }}
+        />
+        <TextField
+          label="Permission"
+          name="dotfile-permission"
+          value={permission}
+          onChange={(e) => setPermission(e.target.value.trim())}
+          error={(submitted || permission !== '') && Boolean(permissionProblem)}
+          helperText={permissionProblem && (submitted || permission !== '') ? permissionProblem : symbolic ? `Octal: ${symbolic}` : ' '}
+          sx={{ width: { sm: 220 } }}
+          slotProps={{ htmlInput: { inputMode: 'numeric', maxLength: 3, spellCheck: false, style: { fontFamily: MONO } } }}
+        />
+      </Stack>
+      <TextField
+        label="Content"
+        name="dotfile-content"
+        multiline
+        minRows={10}
+        maxRows={24}
+        value={data}
+        onChange={(e) => setData(e.target.value)}
+        autoFocus={Boolean(editing)}
+        error={Boolean(sizeProblem)}
+        helperText={sizeProblem ?? `${formatBytes(size)}`}
+        slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO, fontSize: 13 } } }}
+      />
+    </FormDialog>
   );
 }

@@ -3,12 +3,12 @@
 import { useState, type FormEvent } from 'react';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
+import { CheckedTextField } from '@/components/admin/ui/CheckedTextField';
 import { ProblemAlert } from '@/components/admin/ui/feedback';
+import { MIN_PASSWORD_LENGTH, passwordLengthProblem } from '@/components/auth/accountRules';
 import { SectionCard } from '@/components/admin/ui/SectionCard';
 import { updatePassword } from './useSettings';
 
-export const MIN_PASSWORD_LENGTH = 8;
 
 export interface PasswordProblems {
   current?: string;
@@ -20,7 +20,8 @@ export interface PasswordProblems {
 export function passwordProblems(current: string, next: string, repeat: string): PasswordProblems {
   const problems: PasswordProblems = {};
   if (!current) problems.current = 'Enter your current password.';
-  if (next.length < MIN_PASSWORD_LENGTH) problems.next = `At least ${MIN_PASSWORD_LENGTH} characters.`;
+  const tooShort = passwordLengthProblem(next);
+  if (tooShort) problems.next = tooShort;
   else if (next === current) problems.next = 'Choose a password different from the current one.';
   if (repeat !== next) problems.repeat = 'The two new passwords do not match.';
   return problems;
@@ -36,8 +37,6 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
 
   const problems = passwordProblems(current, next, repeat);
   const valid = Object.keys(problems).length === 0;
-  // Messages appear once a field has something in it, or after a first attempt to send.
-  const show = (field: keyof PasswordProblems, value: string) => (submitted || value ? problems[field] : undefined);
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -62,35 +61,35 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
   return (
     <SectionCard id="password" title="Password" description={`At least ${MIN_PASSWORD_LENGTH} characters. Signing in elsewhere keeps working until those sessions end.`}>
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate sx={{ maxWidth: 420 }}>
-        <TextField
+        <CheckedTextField
           label="Current password"
           name="current-password"
           type="password"
           autoComplete="current-password"
           value={current}
           onChange={(e) => setCurrent(e.target.value)}
-          error={Boolean(submitted && problems.current)}
-          helperText={(submitted && problems.current) || ' '}
+          problem={problems.current}
+          submitted={submitted}
         />
-        <TextField
+        <CheckedTextField
           label="New password"
           name="new-password"
           type="password"
           autoComplete="new-password"
           value={next}
           onChange={(e) => setNext(e.target.value)}
-          error={Boolean(show('next', next))}
-          helperText={show('next', next) || ' '}
+          problem={problems.next}
+          submitted={submitted}
         />
-        <TextField
+        <CheckedTextField
           label="Repeat the new password"
           name="new-password-repeat"
           type="password"
           autoComplete="new-password"
           value={repeat}
           onChange={(e) => setRepeat(e.target.value)}
-          error={Boolean(show('repeat', repeat))}
-          helperText={show('repeat', repeat) || ' '}
+          problem={problems.repeat}
+          submitted={submitted}
         />
         <ProblemAlert error={error} />
         <div>

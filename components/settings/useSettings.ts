@@ -5,7 +5,7 @@
  */
 import { mutate } from 'swr';
 import { managerSend, useManager } from '@/components/api/useManager';
-import { revalidateGraphql, useGraphql } from '@/components/admin/graphql';
+import { revalidateGraphql, useGraphql } from '@/components/api/graphql';
 
 export interface Account {
   email: string;

@@ -6,7 +6,7 @@
 import useSWR from 'swr';
 import type { ManagerError } from '@/components/api/problem';
 import { managerSend, useManager } from '@/components/api/useManager';
-import { filterString, useGraphql } from '@/components/admin/graphql';
+import { filterString, useGraphql } from '@/components/api/graphql';
 
 export interface VersionInfo {
   version: string;

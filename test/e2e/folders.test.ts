@@ -1,9 +1,13 @@
 /**
  * The folders pages in a real browser: a user signs in, creates a folder, uploads a few MiB with tus through the
  * dashboard's storage relay and sees the progress reach 100 %, sees the file listed, downloads it and gets the
- * same bytes, makes a directory and downloads it as a zip, and shares the folder read-only with a second user.
- * The second user, in a browser of their own, accepts the invitation from the inbox, sees the folder read-only
- * and is refused an upload with the manager's reason. Nothing either browser received holds a key.
+ * same bytes, makes a directory and downloads it as a zip, and shares the folder read-only with a second user;
+ * an invitation to a third user shows among the sent ones and is cancelled. The second user, in a browser of
+ * their own, accepts the invitation from the inbox, sees the folder read-only, is refused an upload with the
+ * manager's reason, and leaves the folder. The owner renames and deletes a folder from the list, mounts folders
+ * into a new session from the launcher and reads an uploaded file in its terminal, and is refused deleting a
+ * folder a running session mounts. Dark-mode screenshots are checked to be dark. Nothing either browser received
+ * holds a key.
  *
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
@@ -17,12 +21,14 @@ import type { Page } from 'playwright-core';
 import { readSettings } from '../../server/config/env';
 import { startBerth, type Berth } from '../../server/start';
 import { createUser } from '../../server/accounts/create-user';
-import { launchBrowser, recordResponses, type TestBrowser } from '../helpers/browser';
+import { terminateAllSessions } from '../../server/manager/sessions';
+import { launchBrowser, recordResponses, screenshotDark, type TestBrowser } from '../helpers/browser';
 
 const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
 const OWNER = { email: 'owner@example.com', username: 'owner', password: 'e2e-folders-owner-123' };
 const GUEST = { email: 'guest@example.com', username: 'guest', password: 'e2e-folders-guest-456' };
+const THIRD = { email: 'third@example.com', username: 'third', password: 'e2e-folders-third-789' };
 const FOLDER = 'datasets';
 const PAYLOAD = randomBytes(6 * 1024 * 1024 + 12345);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -50,6 +56,17 @@ async function signIn(p: Page, who: { email: string; password: string }): Promis
   await p.getByLabel('Password').fill(who.password);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.waitForURL(`${webUrl}/`);
+}
+
+const folderRow = (p: Page, name: string) => p.locator(`[data-testid="folder-row"][data-folder="${name}"]`);
+
+/** Waits until the active terminal shows `text`. */
+async function waitForTerminal(p: Page, text: string): Promise<void> {
+  await p.waitForFunction(
+    (expected) => document.querySelector('[data-testid="active-terminal"] .xterm-rows')?.textContent?.includes(expected) ?? false,
+    text,
+    { timeout: 20_000 },
+  );
 }
 
 async function addUser(who: { email: string; username: string; password: string }): Promise<void> {
@@ -91,6 +108,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await guest?.close();
   await owner?.close();
+  if (berth) await terminateAllSessions(berth.app);
   await berth?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -158,6 +176,7 @@ describe('folders in the browser', () => {
     await dirRow.getByRole('button', { name: 'models', exact: true }).click();
     await page.locator('[data-testid="file-row"][data-name="weights.bin"]').waitFor();
     await page.screenshot({ path: path.join(screenshotDir, 'folder.png') });
+    await screenshotDark(page, path.join(screenshotDir, 'folder-dark.png'));
     await page.getByRole('navigation', { name: 'Path' }).getByRole('button', { name: FOLDER, exact: true }).click();
     await dirRow.waitFor();
   });
@@ -170,6 +189,30 @@ describe('folders in the browser', () => {
     await page.getByTestId('share-result').waitFor();
     expect(await page.getByTestId('share-result').innerText()).toContain(GUEST.email);
     await page.getByRole('button', { name: 'Done' }).click();
+  });
+
+  it('lists the invitations the owner sent, and cancels one', async () => {
+    await addUser(THIRD);
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    await page.getByTestId('share-emails').fill(THIRD.email);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByTestId('share-result').waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    await page.goto(`${webUrl}/folders`);
+    const sent = page.getByTestId('sent-invitations');
+    const toGuest = sent.locator(`[data-testid="invitation"][data-invitee="${GUEST.email}"]`);
+    const toThird = sent.locator(`[data-testid="invitation"][data-invitee="${THIRD.email}"]`);
+    await toGuest.waitFor();
+    await toThird.waitFor();
+    expect(await toThird.innerText()).toContain(FOLDER);
+    expect(await toThird.innerText()).toContain('Read only');
+    await toThird.getByRole('button', { name: `Cancel the invitation of ${THIRD.email} to ${FOLDER}` }).click();
+    await toThird.waitFor({ state: 'detached' });
+    // The manager forgot it too: a fresh page lists the guest's invitation only.
+    await page.reload();
+    await toGuest.waitFor();
+    expect(await toThird.count()).toBe(0);
   });
 
   it('the guest accepts the invitation from the inbox, sees the folder read-only and is refused an upload', async () => {
@@ -201,6 +244,24 @@ describe('folders in the browser', () => {
     expect(await other.locator('[data-testid="file-row"][data-name="intruder.txt"]').count()).toBe(0);
   });
 
+  it('the guest leaves the shared folder after a confirmation', async () => {
+    const other = guest!.page;
+    await other.goto(`${webUrl}/folders`);
+    const row = folderRow(other, FOLDER);
+    await row.waitFor();
+    // Only the owner renames or deletes it.
+    expect(await row.getByRole('button', { name: `Delete ${FOLDER}` }).count()).toBe(0);
+    expect(await row.getByRole('button', { name: `Rename ${FOLDER}` }).count()).toBe(0);
+    await row.getByRole('button', { name: `Leave ${FOLDER}` }).click();
+    const dialog = other.getByRole('dialog');
+    expect(await dialog.innerText()).toContain(`Leave ${FOLDER}?`);
+    await dialog.getByRole('button', { name: 'Leave', exact: true }).click();
+    await row.waitFor({ state: 'detached' });
+    await other.reload();
+    await other.getByText('No folders yet').waitFor();
+    expect(await row.count()).toBe(0);
+  });
+
   it('clones a cloneable folder and follows the copy to the end', async () => {
     await page.goto(`${webUrl}/folders`);
     await page.getByRole('button', { name: 'New folder' }).first().click();
@@ -217,6 +278,87 @@ describe('folders in the browser', () => {
     await page.getByTestId('clone-done').getByRole('link', { name: 'template-copy' }).click();
     await page.getByRole('heading', { name: 'template-copy' }).waitFor();
     await page.locator('[data-testid="file-row"][data-name="readme.txt"]').waitFor();
+  });
+
+  it('renames a folder from the list, showing a refusal in place, and deletes one after a confirmation', async () => {
+    await page.goto(`${webUrl}/folders`);
+    const copy = folderRow(page, 'template-copy');
+    await copy.getByRole('button', { name: 'Rename template-copy' }).click();
+    const dialog = page.getByRole('dialog');
+    const field = dialog.getByRole('textbox', { name: 'New name' });
+    expect(await field.inputValue()).toBe('template-copy');
+    await field.fill('not a name!');
+    expect(await dialog.getByRole('button', { name: 'Rename', exact: true }).isDisabled()).toBe(true);
+    // A name the owner already uses: the manager refuses, and the dialog says why.
+    await field.fill('template');
+    await dialog.getByRole('button', { name: 'Rename', exact: true }).click();
+    await dialog.getByTestId('problem').waitFor();
+    expect(await dialog.getByTestId('problem').innerText()).toContain('A folder named "template" already exists.');
+    await field.fill('template-renamed');
+    await dialog.getByRole('button', { name: 'Rename', exact: true }).click();
+    const renamed = folderRow(page, 'template-renamed');
+    await renamed.waitFor();
+    await copy.waitFor({ state: 'detached' });
+    await dialog.waitFor({ state: 'detached' });
+
+    await renamed.getByRole('button', { name: 'Delete template-renamed' }).click();
+    expect(await dialog.innerText()).toContain('Delete template-renamed?');
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await renamed.waitFor({ state: 'detached' });
+    await page.reload();
+    await folderRow(page, 'template').waitFor();
+    expect(await renamed.count()).toBe(0);
+    expect(await copy.count()).toBe(0);
+    await screenshotDark(page, path.join(screenshotDir, 'folders-dark.png'));
+  });
+
+  it('mounts folders into a new session from the launcher and reads an uploaded file in its terminal', async () => {
+    const note = `mounted-${randomBytes(4).toString('hex')}`;
+    await page.getByRole('button', { name: 'New folder' }).first().click();
+    await page.getByTestId('folder-name-input').fill('notebooks');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'notebooks' }).waitFor();
+    await page.getByTestId('folder-upload-input').setInputFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from(`${note}\n`) });
+    await page.locator('[data-testid="upload-progress"][data-done="yes"]').waitFor({ timeout: 30_000 });
+
+    await page.goto(`${webUrl}/sessions/new`);
+    await page.getByTestId('image-select').waitFor();
+    await page.locator('[data-testid^="preset-"][aria-checked="true"]').waitFor();
+    await page.getByLabel('Session name').fill('e2e-mounts');
+    const notebooks = page.locator('[data-testid="mount-option"][data-folder="notebooks"]');
+    await notebooks.getByRole('checkbox', { name: 'Mount notebooks' }).check();
+    expect(await notebooks.getByRole('textbox', { name: 'Path of notebooks' }).inputValue()).toBe('/home/work/notebooks');
+    // A second folder at a path of the user's choosing, checked before it is sent.
+    const datasets = page.locator(`[data-testid="mount-option"][data-folder="${FOLDER}"]`);
+    await datasets.getByRole('checkbox', { name: `Mount ${FOLDER}` }).check();
+    const datasetsPath = datasets.getByRole('textbox', { name: `Path of ${FOLDER}` });
+    await datasetsPath.fill('/tmp/data');
+    await datasets.getByText('Use a path below /home/work.').waitFor();
+    await datasetsPath.fill('/home/work/data');
+    await page.getByRole('button', { name: 'Launch', exact: true }).click();
+
+    await page.waitForURL(/\/sessions\/[0-9a-f-]{36}$/);
+    await page.locator('[data-testid="session-status"][data-status="RUNNING"]').first().waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="active-terminal"] [data-testid="terminal"][data-state="open"]').waitFor({ timeout: 20_000 });
+    await page.getByTestId('active-terminal').getByTestId('terminal').click();
+    await page.keyboard.type('cat /home/work/notebooks/note.txt; ls /home/work/data/models\n');
+    await waitForTerminal(page, note);
+    await waitForTerminal(page, 'weights.bin');
+  });
+
+  it("refuses deleting a folder a running session mounts, with the manager's reason in the dialog", async () => {
+    await page.goto(`${webUrl}/folders`);
+    const row = folderRow(page, 'notebooks');
+    await row.getByRole('button', { name: 'Delete notebooks' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    const problem = dialog.getByTestId('problem');
+    await problem.waitFor();
+    expect(await problem.innerText()).toContain('e2e-mounts');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.reload();
+    await row.waitFor();
   });
 
   it('refuses tus writes to the storage relay from another origin', async () => {

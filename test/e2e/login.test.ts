@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { readSettings } from '../../server/config/env';
 import { startBerth, type Berth } from '../../server/start';
-import { launchBrowser, recordResponses, type RecordedResponse, type TestBrowser } from '../helpers/browser';
+import { launchBrowser, screenshotDark, recordResponses, type RecordedResponse, type TestBrowser } from '../helpers/browser';
 
 const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
@@ -125,6 +125,7 @@ describe('dashboard sign-in', () => {
     expect(await banner.innerText()).toContain(ANNOUNCEMENT);
     await page.getByTestId('api-version').waitFor();
     await page.screenshot({ path: path.join(screenshotDir, 'summary.png') });
+    await screenshotDark(page, path.join(screenshotDir, 'summary-dark.png'));
   });
 
   it('never hands the access or secret key to the browser', async () => {

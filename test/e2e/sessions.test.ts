@@ -17,7 +17,7 @@ import { startBerth, type Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { terminateAllSessions } from '../../server/manager/sessions';
-import { launchBrowser, recordResponses, type TestBrowser } from '../helpers/browser';
+import { launchBrowser, recordResponses, screenshotDark, type TestBrowser } from '../helpers/browser';
 
 const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
@@ -161,6 +161,9 @@ describe('sessions in the dashboard', () => {
     }
     expect(columns).toBeGreaterThan(80);
     await screenshotTall('session.png', 1080);
+    // xterm draws with a theme of its own: it must follow the scheme too.
+    await screenshotDark(page, path.join(screenshotDir, 'session-dark.png'), { ready: '[data-testid="active-terminal"] [data-testid="terminal"][data-scheme="dark"]' });
+    await page.locator('[data-testid="active-terminal"] [data-testid="terminal"][data-scheme="light"]').waitFor();
 
     await page.getByRole('button', { name: 'New terminal' }).click();
     await page.locator('[data-testid="active-terminal"] [data-testid="terminal"][data-state="open"]').waitFor({ timeout: 20_000 });
@@ -238,6 +241,7 @@ describe('sessions in the dashboard', () => {
     await page.mouse.move(640, 700);
     await page.waitForTimeout(600);
     await page.screenshot({ path: path.join(screenshotDir, 'sessions.png') });
+    await screenshotDark(page, path.join(screenshotDir, 'sessions-dark.png'));
 
     const created = await user.client.call('POST', '/session', { body: { name: 'e2e-live', image: 'shell', enqueueOnly: true } });
     await page.locator('[data-testid="session-row"][data-session-name="e2e-live"] [data-status="RUNNING"]').waitFor({ timeout: 30_000 });

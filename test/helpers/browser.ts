@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { chromium, type BrowserContext, type Page, type Response } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.BERTH_CHROMIUM || '/usr/bin/chromium';
@@ -78,4 +79,25 @@ export function recordResponses(context: BrowserContext): { settled(): Promise<R
     );
   });
   return { settled: () => Promise.all(pending) };
+}
+
+/** The theme's page background in each color scheme (components/theme/theme.ts). */
+export const THEME_BACKGROUND = { light: 'rgb(245, 247, 250)', dark: 'rgb(15, 20, 25)' };
+
+/**
+ * Saves a screenshot of the page in the dark color scheme, after checking that the page really turned dark (it
+ * follows prefers-color-scheme), then returns it to light. Transitions are completed for the shot, so no control
+ * is caught halfway between the two schemes; `ready` names what must show first (parts that switch in script).
+ */
+export async function screenshotDark(page: Page, file: string, options: { ready?: string } = {}): Promise<void> {
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(await background()).toBe(THEME_BACKGROUND.light);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  try {
+    expect(await background()).toBe(THEME_BACKGROUND.dark);
+    if (options.ready) await page.locator(options.ready).first().waitFor();
+    await page.screenshot({ path: file, animations: 'disabled' });
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
 }

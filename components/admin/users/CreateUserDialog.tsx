@@ -3,22 +3,17 @@
  * A new account, created through GraphQL `create_user`: the user can sign in right away with the email (or
  * username) and the password given here. Superadmins pick the domain; domain admins create users of their own.
  */
-import { useEffect, useState } from 'react';
-import Button from '@mui/material/Button';
-import Dialog from '@mui/material/Dialog';
-import DialogActions from '@mui/material/DialogActions';
-import DialogContent from '@mui/material/DialogContent';
-import DialogTitle from '@mui/material/DialogTitle';
+import { useState } from 'react';
 import MenuItem from '@mui/material/MenuItem';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { useAccount } from '@/components/settings/useSettings';
+import { emailProblem, lengthProblem, passwordLengthProblem } from '@/components/auth/accountRules';
+import { CheckedTextField } from '../ui/CheckedTextField';
 import { ProblemAlert } from '../ui/feedback';
+import { FormDialog } from '../ui/FormDialog';
 import { createUser, ROLE_LABELS, USER_ROLES, useUserFormOptions } from './useUsers';
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
-export const MIN_PASSWORD_LENGTH = 8;
 
 export function rolesFor(callerRole: string): string[] {
   return USER_ROLES.filter((role) => role !== 'superadmin' || callerRole === 'superadmin');
@@ -37,11 +32,8 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
   const [domain, setDomain] = useState('default');
   const [policy, setPolicy] = useState('default');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
 
-  useEffect(() => {
-    if (!open) return;
+  function reset() {
     setEmail('');
     setFullName('');
     setUsername('');
@@ -50,130 +42,108 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
     setDomain('default');
     setPolicy('default');
     setSubmitted(false);
-    setError(null);
-  }, [open]);
+  }
 
   const problems = {
-    email: !EMAIL_PATTERN.test(email.trim()) ? 'Enter an email address such as ada@example.com.' : email.trim().length > 64 ? 'At most 64 characters.' : null,
-    username: username.length > 64 ? 'At most 64 characters.' : null,
-    password: password.length < MIN_PASSWORD_LENGTH ? `At least ${MIN_PASSWORD_LENGTH} characters.` : null,
-    fullName: fullName.length > 64 ? 'At most 64 characters.' : null,
+    email: emailProblem(email, 'Enter an email address such as ada@example.com.'),
+    username: lengthProblem(username),
+    password: passwordLengthProblem(password),
+    fullName: lengthProblem(fullName),
   };
   const valid = !Object.values(problems).some(Boolean);
-  const shown = (field: keyof typeof problems, value: string) => ((submitted || value) && problems[field]) || null;
 
   async function create() {
     setSubmitted(true);
     if (!valid) return;
-    setPending(true);
-    setError(null);
-    try {
-      await createUser({
-        email: email.trim(),
-        password,
-        role,
-        full_name: fullName.trim() || undefined,
-        username: username.trim() || undefined,
-        domain_name: superadmin ? domain : undefined,
-        resource_policy: policy,
-      });
-      onCreated(email.trim());
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    await createUser({
+      email: email.trim(),
+      password,
+      role,
+      full_name: fullName.trim() || undefined,
+      username: username.trim() || undefined,
+      domain_name: superadmin ? domain : undefined,
+      resource_policy: policy,
+    });
+    onCreated(email.trim());
   }
 
   const domains = options.data?.domains?.filter((d) => d.is_active).map((d) => d.name) ?? ['default'];
   const policies = options.data?.user_resource_policies?.map((p) => p.name) ?? ['default'];
 
   return (
-    <Dialog open={open} onClose={pending ? undefined : onClose} maxWidth="sm" fullWidth aria-labelledby="create-user-title">
-      <DialogTitle id="create-user-title">New user</DialogTitle>
-      <DialogContent>
-        <Stack component="form" spacing={2} sx={{ pt: 1 }} noValidate onSubmit={(e) => { e.preventDefault(); void create(); }}>
-          <TextField
-            label="Email"
-            name="email"
-            type="email"
-            autoComplete="off"
-            required
-            autoFocus
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={Boolean(shown('email', email))}
-            helperText={shown('email', email) || 'The user signs in with this address.'}
-          />
-          <TextField
-            label="Full name"
-            name="full_name"
-            autoComplete="off"
-            value={fullName}
-            onChange={(e) => setFullName(e.target.value)}
-            error={Boolean(shown('fullName', fullName))}
-            helperText={shown('fullName', fullName) || ' '}
-          />
-          <TextField
-            label="Username"
-            name="username"
-            autoComplete="off"
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-            error={Boolean(shown('username', username))}
-            helperText={shown('username', username) || 'Optional; the email is used when left empty.'}
-          />
-          <TextField
-            label="Initial password"
-            name="new-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={Boolean(shown('password', password))}
-            helperText={shown('password', password) || 'Give it to the user; they can change it in Settings.'}
-          />
-          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-            <TextField select label="Role" name="role" value={role} onChange={(e) => setRole(e.target.value)} sx={{ flex: 1 }}>
-              {rolesFor(me.role).map((r) => (
-                <MenuItem key={r} value={r}>
-                  {ROLE_LABELS[r] ?? r}
-                </MenuItem>
-              ))}
-            </TextField>
-            {superadmin ? (
-              <TextField select label="Domain" name="domain" value={domains.includes(domain) ? domain : ''} onChange={(e) => setDomain(e.target.value)} sx={{ flex: 1 }}>
-                {domains.map((d) => (
-                  <MenuItem key={d} value={d}>
-                    {d}
-                  </MenuItem>
-                ))}
-              </TextField>
-            ) : (
-              <TextField label="Domain" value={account.data?.user?.domain_name ?? ''} disabled sx={{ flex: 1 }} />
-            )}
-            <TextField select label="Resource policy" name="resource_policy" value={policies.includes(policy) ? policy : ''} onChange={(e) => setPolicy(e.target.value)} sx={{ flex: 1 }}>
-              {policies.map((p) => (
-                <MenuItem key={p} value={p}>
-                  {p}
-                </MenuItem>
-              ))}
-            </TextField>
-          </Stack>
-          <ProblemAlert error={options.error} severity="warning" />
-          <ProblemAlert error={error} />
-          <button type="submit" hidden />
-        </Stack>
-      </DialogContent>
-      <DialogActions sx={{ px: 3, pb: 2 }}>
-        <Button onClick={onClose} disabled={pending}>
-          Cancel
-        </Button>
-        <Button variant="contained" onClick={() => void create()} disabled={pending}>
-          {pending ? 'Creating…' : 'Create user'}
-        </Button>
-      </DialogActions>
-    </Dialog>
+    <FormDialog open={open} title="New user" submitLabel="Create user" maxWidth="sm" onOpen={reset} onSubmit={create} onClose={onClose}>
+      <CheckedTextField
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="off"
+        required
+        autoFocus
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        problem={problems.email}
+        submitted={submitted}
+        helperText="The user signs in with this address."
+      />
+      <CheckedTextField
+        label="Full name"
+        name="full_name"
+        autoComplete="off"
+        value={fullName}
+        onChange={(e) => setFullName(e.target.value)}
+        problem={problems.fullName}
+        submitted={submitted}
+      />
+      <CheckedTextField
+        label="Username"
+        name="username"
+        autoComplete="off"
+        value={username}
+        onChange={(e) => setUsername(e.target.value)}
+        problem={problems.username}
+        submitted={submitted}
+        helperText="Optional; the email is used when left empty."
+      />
+      <CheckedTextField
+        label="Initial password"
+        name="new-password"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        problem={problems.password}
+        submitted={submitted}
+        helperText="Give it to the user; they can change it in Settings."
+      />
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
+        <TextField select label="Role" name="role" value={role} onChange={(e) => setRole(e.target.value)} sx={{ flex: 1 }}>
+          {rolesFor(me.role).map((r) => (
+            <MenuItem key={r} value={r}>
+              {ROLE_LABELS[r] ?? r}
+            </MenuItem>
+          ))}
+        </TextField>
+        {superadmin ? (
+          <TextField select label="Domain" name="domain" value={domains.includes(domain) ? domain : ''} onChange={(e) => setDomain(e.target.value)} sx={{ flex: 1 }}>
+            {domains.map((d) => (
+              <MenuItem key={d} value={d}>
+                {d}
+              </MenuItem>
+            ))}
+          </TextField>
+        ) : (
+          <TextField label="Domain" value={account.data?.user?.domain_name ?? ''} disabled sx={{ flex: 1 }} />
+        )}
+        <TextField select label="Resource policy" name="resource_policy" value={policies.includes(policy) ? policy : ''} onChange={(e) => setPolicy(e.target.value)} sx={{ flex: 1 }}>
+          {policies.map((p) => (
+            <MenuItem key={p} value={p}>
+              {p}
+            </MenuItem>
+          ))}
+        </TextField>
+      </Stack>
+      <ProblemAlert error={options.error} severity="warning" />
+    </FormDialog>
   );
 }

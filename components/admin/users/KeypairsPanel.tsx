@@ -7,10 +7,6 @@ import { useState } from 'react';
 import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
-import Dialog from '@mui/material/Dialog';
-import DialogActions from '@mui/material/DialogActions';
-import DialogContent from '@mui/material/DialogContent';
-import DialogTitle from '@mui/material/DialogTitle';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
@@ -24,6 +20,7 @@ import Typography from '@mui/material/Typography';
 import { AddIcon } from '@/components/frame/icons';
 import { formatRelative } from '../format';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { FormDialog } from '../ui/FormDialog';
 import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
 import { SectionCard } from '../ui/SectionCard';
 import { createKeypair, modifyKeypair, useKeypairs, type MaskedKeypair } from './useKeypairs';
@@ -68,46 +65,26 @@ function rateLimitValid(value: number | null): boolean {
 function CreateKeypairDialog({ email, open, onClose, onCreated }: { email: string; open: boolean; onClose: () => void; onCreated: (hint: string) => void }) {
   const [isAdmin, setIsAdmin] = useState(false);
   const [rateLimit, setRateLimit] = useState<number | null>(DEFAULT_RATE_LIMIT);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-
-  async function create() {
-    if (!rateLimitValid(rateLimit)) return;
-    setPending(true);
-    setError(null);
-    try {
-      const created = await createKeypair(email, { is_admin: isAdmin, rate_limit: rateLimit });
-      onCreated(created.hint);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
-  }
 
   return (
-    <Dialog open={open} onClose={pending ? undefined : onClose} maxWidth="xs" fullWidth aria-labelledby="create-keypair-title">
-      <DialogTitle id="create-keypair-title">New keypair for {email}</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ pt: 1 }}>
-          <RateLimitFields value={rateLimit} onChange={setRateLimit} />
-          <FormControlLabel control={<Checkbox checked={isAdmin} onChange={(e) => setIsAdmin(e.target.checked)} />} label="Admin keypair (for users with an admin role)" />
-          <Typography variant="body2" color="text.secondary">
-            The dashboard never shows keys. The owner reads them through the API (GraphQL <code>keypairs</code>); <code>berth login</code> fetches
-            their main keypair.
-          </Typography>
-          <ProblemAlert error={error} />
-        </Stack>
-      </DialogContent>
-      <DialogActions sx={{ px: 3, pb: 2 }}>
-        <Button onClick={onClose} disabled={pending}>
-          Cancel
-        </Button>
-        <Button variant="contained" onClick={() => void create()} disabled={pending || !rateLimitValid(rateLimit)}>
-          {pending ? 'Creating…' : 'Create keypair'}
-        </Button>
-      </DialogActions>
-    </Dialog>
+    <FormDialog
+      open={open}
+      title={`New keypair for ${email}`}
+      submitLabel="Create keypair"
+      submitDisabled={!rateLimitValid(rateLimit)}
+      onSubmit={async () => {
+        const created = await createKeypair(email, { is_admin: isAdmin, rate_limit: rateLimit });
+        onCreated(created.hint);
+      }}
+      onClose={onClose}
+    >
+      <RateLimitFields value={rateLimit} onChange={setRateLimit} />
+      <FormControlLabel control={<Checkbox checked={isAdmin} onChange={(e) => setIsAdmin(e.target.checked)} />} label="Admin keypair (for users with an admin role)" />
+      <Typography variant="body2" color="text.secondary">
+        The dashboard never shows keys. The owner reads them through the API (GraphQL <code>keypairs</code>); <code>berth login</code> fetches
+        their main keypair.
+      </Typography>
+    </FormDialog>
   );
 }
 

@@ -18,7 +18,8 @@ import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
 import { PageHeader } from '../ui/PageHeader';
 import { SectionCard } from '../ui/SectionCard';
 import { useToast } from '../ui/useToast';
-import { MIN_PASSWORD_LENGTH, rolesFor } from './CreateUserDialog';
+import { passwordLengthProblem } from '@/components/auth/accountRules';
+import { rolesFor } from './CreateUserDialog';
 import { KeypairsPanel } from './KeypairsPanel';
 import { RoleChip, StatusChip } from './UsersView';
 import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
@@ -110,7 +111,7 @@ function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (messa
   const [password, setPassword] = useState('');
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const problem = password && password.length < MIN_PASSWORD_LENGTH ? `At least ${MIN_PASSWORD_LENGTH} characters.` : null;
+  const problem = password ? (passwordLengthProblem(password) ?? null) : null;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

@@ -1,6 +1,6 @@
 'use client';
 /** Users for the admin pages, through GraphQL: the paginated, searchable list, one user, and the mutations. */
-import { filterString, graphqlMutation, revalidateGraphql, useGraphql } from '../graphql';
+import { filterString, graphqlMutation, revalidateGraphql, useGraphql } from '@/components/api/graphql';
 
 export interface AdminUser {
   uuid: string;

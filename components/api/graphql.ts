@@ -1,8 +1,9 @@
 'use client';
 /**
- * GraphQL through the dashboard's relay (/api/manager/admin/gql, signed server-side). A GraphQL error becomes a
- * ManagerError carrying the manager's problem (the slug's title and the message), so pages show it like any other
- * refusal; a mutation answering `{ok: false, msg}` does too.
+ * The dashboard's one GraphQL client, for every area (sessions, admin, summary, settings): queries go through the
+ * relay (/api/manager/admin/gql, signed server-side). A GraphQL error becomes a ManagerError carrying the
+ * manager's problem (the slug's title and the message), so pages show it like any other refusal; a mutation
+ * answering `{ok: false, msg}` does too.
  *
  * Queries here must never select `secret_key`, `access_key` or `main_access_key`: what the relay answers reaches
  * browser JavaScript, and keys must not (keypairs are read through app/api/admin/keypairs, which masks them).
