@@ -12,14 +12,12 @@ import type { TemplateKind } from '../templates/validate';
 const SCOPE_ALIASES = { group: ['groupName', 'group_name'], domain: ['domainName', 'domain_name'] };
 const text = () => z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string') });
 
+/** The base spec marks `group*` and `domain*` required when storing, and when replacing a session template. */
+const scope = { group: text().min(1, 'must not be empty'), domain: text().min(1, 'must not be empty') };
+const optionalScope = { group: z.string().min(1).nullish(), domain: z.string().min(1).nullish() };
 const storeSchema = z.preprocess(
   (v) => fold(SCOPE_ALIASES, v),
-  z.object({
-    payload: text().min(1, 'must not be empty'),
-    group: z.string().min(1).nullish(),
-    domain: z.string().min(1).nullish(),
-    owner_access_key: z.string().nullish(),
-  }),
+  z.object({ payload: text().min(1, 'must not be empty'), ...scope, owner_access_key: z.string().nullish() }),
 );
 const byId = z.object({ template_id: z.string().min(1), owner_access_key: z.string().nullish() });
 const listSchema = z.preprocess((v) => fold({ group_id: ['groupId'] }, v), z.object({ all: bool().default(false), group_id: z.string().nullish() }));
@@ -46,7 +44,7 @@ function templateRoutesOf(segment: 'session' | 'cluster', kind: TemplateKind, de
     }),
     route({
       method: 'PUT', path: `${base}/:template_id`, privilege: 'user', status: 'FROZEN',
-      input: z.preprocess((v) => fold(SCOPE_ALIASES, v), byId.extend({ payload: text().min(1, 'must not be empty'), group: z.string().min(1).nullish(), domain: z.string().min(1).nullish() })),
+      input: z.preprocess((v) => fold(SCOPE_ALIASES, v), byId.extend({ payload: text().min(1, 'must not be empty'), ...(segment === 'session' ? scope : optionalScope) })),
       summary: `Replace a ${segment} template`,
       handler: ({ app, principal, input }) => updateTemplate(app, principal, kind, input.template_id, input),
     }),

@@ -196,6 +196,30 @@ describe('session templates', () => {
     expect(domain.json().data).toHaveProperty('domain');
   });
 
+  it('refuses a POST without group or domain, and a session-template PUT without them (both required by the spec), storing nothing', async () => {
+    const payload = JSON.stringify({ template: taskTemplate() });
+    const before = await countTemplates();
+    for (const [kind, missing] of [['session', 'group'], ['session', 'domain'], ['cluster', 'group'], ['cluster', 'domain']]) {
+      const body: Record<string, string> = { group: 'default', domain: 'default', payload };
+      delete body[missing];
+      const res = await alice.client.request('POST', `/template/${kind}`, { body });
+      expect(res.status, `${kind} without ${missing}`).toBe(400);
+      expect(res.json().type).toBe(PROBLEM + 'invalid-api-params');
+      expect(res.json().data).toHaveProperty(missing);
+    }
+    expect(await countTemplates()).toBe(before);
+    const id = await newSessionTemplate(alice);
+    const renamed = JSON.stringify({ template: taskTemplate({ name: 'not-stored' }) });
+    for (const missing of ['group', 'domain']) {
+      const body: Record<string, string> = { group: 'default', domain: 'default', payload: renamed };
+      delete body[missing];
+      const res = await alice.client.request('PUT', `/template/session/${id}`, { body });
+      expect(res.status, `PUT without ${missing}`).toBe(400);
+      expect(res.json().data).toHaveProperty(missing);
+    }
+    expect((await alice.client.call('GET', `/template/session/${id}`)).name).toBe('python-env');
+  });
+
   it('answers 404 for a template id that is malformed or unknown', async () => {
     for (const id of ['not-an-id', '0123456789abcdef0123456789abcdef']) {
       const res = await alice.client.request('GET', `/template/session/${id}`);
