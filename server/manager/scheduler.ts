@@ -62,14 +62,25 @@ export class Scheduler {
   }
 
   private async run(event: SchedulerEvent, trigger: string): Promise<void> {
-    const report: PassReport = { trigger_event: trigger, execution_time: new Date().toISOString() };
-    this.reports.set(event, report);
     try {
-      for (const pass of this.passes.get(event) ?? []) await pass(trigger);
-      report.finish_time = new Date().toISOString();
+      await this.observe(event, trigger, async () => {
+        for (const pass of this.passes.get(event) ?? []) await pass(trigger);
+      });
     } catch (err) {
       this.app.log.error({ err, event, trigger }, 'scheduler pass failed');
     }
+  }
+
+  /**
+   * Runs `work` as a run of `event` and reports it in the status: for passes a loop of their own starts (the
+   * session scheduler on enqueue, termination and its timer), so the status shows every run, not only operators'.
+   */
+  async observe<T>(event: SchedulerEvent, trigger: string, work: () => Promise<T>): Promise<T> {
+    const report: PassReport = { trigger_event: trigger, execution_time: new Date().toISOString() };
+    this.reports.set(event, report);
+    const result = await work();
+    report.finish_time = new Date().toISOString();
+    return result;
   }
 }
 

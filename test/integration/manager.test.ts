@@ -38,6 +38,17 @@ function expectFieldError(res: ApiResponse, field: string) {
   expect(Object.keys(res.json().data).some((key) => key === field || key.startsWith(`${field}.`))).toBe(true);
 }
 
+/** Polls `probe` until it answers something truthy (at most 15 s: the periodic pass runs every 10 s). */
+async function until<T>(probe: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function schedulable(id: string): Promise<boolean> {
   const row = await t.app.db.selectFrom('agents').select('schedulable').where('id', '=', id).executeTakeFirstOrThrow();
   return row.schedulable;
@@ -274,11 +285,25 @@ describe('scheduler trigger and status', () => {
   });
 
   it('triggering scale_services leaves the other passes as they were', async () => {
-    const { schedule: before } = await t.admin.call('GET', '/manager/scheduler/status');
+    // `prepare` runs only when asked for (`schedule` also runs on its own, on enqueue and every 10 s).
+    const { prepare: before } = await t.admin.call('GET', '/manager/scheduler/status');
     await t.admin.call('POST', '/manager/scheduler/trigger', { body: { event: 'scale_services' } });
     const status = await t.admin.call('GET', '/manager/scheduler/status');
     expect(status.scale_services.trigger_event).toBe('scale_services');
-    expect(status.schedule).toEqual(before);
+    expect(status.prepare).toEqual(before);
+  });
+
+  it('reports the scheduling passes the manager runs by itself (enqueue, termination, timer), not only triggered ones', async () => {
+    await t.admin.call('POST', '/manager/scheduler/trigger', { body: { event: 'schedule' } });
+    await until(async () => (await t.admin.call('GET', '/manager/scheduler/status')).schedule.finish_time !== undefined);
+    const before = Date.now();
+    t.app.triggerScheduler(); // what creating or terminating a session does
+    const report = await until(async () => {
+      const { schedule } = await t.admin.call('GET', '/manager/scheduler/status');
+      return schedule.trigger_event !== 'schedule' && schedule.finish_time ? schedule : undefined;
+    });
+    expect(report).toEqual({ trigger_event: expect.stringMatching(/^(event|timer)$/), execution_time: expect.any(String), finish_time: expect.any(String) });
+    expect(Date.parse(report.execution_time)).toBeGreaterThanOrEqual(before - 1000);
   });
 
   it.each([[{}], [{ event: 'reboot' }], [{ event: 3 }]])('%j → 400 invalid-api-params', async (body) => {

@@ -10,6 +10,7 @@ import type { Db } from '../../db';
 import { json } from '../../db';
 import { addAmounts, formatAmount, toAmounts, type Amounts } from '../../resources/slots';
 import { COUNTING_QUOTA } from '../states';
+import { schedulerOf } from '../../manager/scheduler';
 import { publishSessionEvent } from '../transition';
 import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection } from './schedule';
 
@@ -29,15 +30,19 @@ function subtract(from: Amounts, amounts: Amounts): Amounts {
 export class SessionScheduler {
   private running = false;
   private again = false;
+  /** What asked for the next pass, as GET /manager/scheduler/status reports it. */
+  private reason = 'event';
   private cursor = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly app: App, private readonly onScheduled: (sessionIds: string[]) => void) {
-    this.timer = setInterval(() => this.trigger(), PERIODIC_MS);
+    this.timer = setInterval(() => this.trigger('timer'), PERIODIC_MS);
     this.timer.unref();
   }
 
-  trigger(): void {
+  /** `reason`: `event` (enqueue, termination, an agent joining) or `timer`. */
+  trigger(reason = 'event'): void {
+    this.reason = reason;
     if (this.running) {
       this.again = true;
       return;
@@ -54,7 +59,7 @@ export class SessionScheduler {
     try {
       do {
         this.again = false;
-        const scheduled = await this.pass();
+        const scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass());
         if (scheduled.length) this.onScheduled(scheduled);
       } while (this.again);
     } catch (err) {
