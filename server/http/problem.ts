@@ -49,28 +49,42 @@ export type ProblemSlug = keyof typeof PROBLEM_TYPES;
 
 export const PROBLEM_BASE = 'https://errors.berth.dev/';
 
+/** The kinds of `agent_details.type` (CONTRACT §6: used only there). */
+const AGENT_FAILURES = {
+  timeout: 'The agent did not answer in time.',
+  'invalid-input': 'The agent refused its input.',
+  failure: 'The agent failed.',
+} as const;
+export type AgentFailure = keyof typeof AGENT_FAILURES;
+
 export class Problem extends Error {
   readonly status: number;
   readonly title: string;
   readonly headers: Record<string, string>;
+  /** `agent_details.type` for a kernel-* problem (CONTRACT §6.1): `failure` unless the thrower knows better. */
+  readonly agentFailure?: AgentFailure;
 
   constructor(
     readonly slug: ProblemSlug,
     readonly detail?: string,
     readonly data?: unknown,
-    options: { title?: string; headers?: Record<string, string> } = {},
+    options: { title?: string; headers?: Record<string, string>; agentFailure?: AgentFailure } = {},
   ) {
     const [status, title] = PROBLEM_TYPES[slug];
     super(detail ?? title);
     this.status = status;
     this.title = options.title ?? title;
     this.headers = options.headers ?? {};
+    this.agentFailure = options.agentFailure ?? (slug.startsWith('kernel-') ? 'failure' : undefined);
   }
 
   toJSON(): Record<string, unknown> {
     const detail = this.detail ?? this.title;
     const body: Record<string, unknown> = { type: PROBLEM_BASE + this.slug, title: this.title, detail, msg: detail };
     if (this.data !== undefined) body.data = this.data;
+    if (this.agentFailure) {
+      body.agent_details = { type: `${PROBLEM_BASE}agent-${this.agentFailure}`, title: AGENT_FAILURES[this.agentFailure], exception: detail };
+    }
     return body;
   }
 }
