@@ -3,7 +3,7 @@
  * presets, and the first superadmin, whose generated credentials are printed once and saved (mode 0600).
  */
 import { randomUUID } from 'node:crypto';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app';
 import { json } from '../db';
@@ -70,6 +70,9 @@ export async function bootstrap(app: App): Promise<BootstrapResult> {
   });
   const credentials = { email: admin.email, username: admin.username, password, accessKey: admin.accessKey, secretKey: admin.secretKey };
   mkdirSync(settings.dataDir, { recursive: true });
-  writeFileSync(path.join(settings.dataDir, 'admin-credentials.json'), JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  const file = path.join(settings.dataDir, 'admin-credentials.json');
+  writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  // `mode` applies only to a file this call creates: one left from an earlier database keeps its own mode.
+  chmodSync(file, 0o600);
   return { created: true, credentials };
 }

@@ -1,12 +1,12 @@
 /** The startup contract (CONTRACT §0): one process, credentials printed once, data kept across restarts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:net';
 import { BerthClient } from '../../server/client/client';
-import { createTestDatabase } from '../helpers/berth';
+import { createTestDatabase, startTestBerth } from '../helpers/berth';
 
 const MAIN = path.resolve(__dirname, '../../server/main.ts');
 let dataDir: string;
@@ -91,5 +91,21 @@ describe('npm start on the embedded defaults', () => {
     expect(presets.presets.map((p: { name: string }) => p.name).sort()).toEqual(['large', 'medium', 'small']);
     again.close();
     expect(await stop(second.child)).toBe(0);
+  });
+});
+
+describe('the credentials file', () => {
+  it('is mode 0600 even when a file of another mode was left in the data directory', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'berth-creds-'));
+    const file = path.join(dir, 'admin-credentials.json');
+    writeFileSync(file, '{}', { mode: 0o644 });
+    const berth = await startTestBerth({ dataDir: dir });
+    try {
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(file, 'utf8')).accessKey).toBe(berth.adminCreds.accessKey);
+    } finally {
+      await berth.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
