@@ -53,6 +53,16 @@ describe('version endpoints', () => {
     expect(res.headers['x-ratelimit-limit']).toBe('10000');
     expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThan(10000);
     expect(res.headers['x-ratelimit-reset']).toBe('0');
+    expect(res.headers['x-ratelimit-window']).toBe('900');
+  });
+
+  it('anonymous answers, errors included, carry the anonymous limit 1000', async () => {
+    for (const res of [await t.anonymous.request('GET', '/'), await t.anonymous.request('GET', '/no/such/route')]) {
+      expect(res.headers['content-language']).toBe('en');
+      expect(res.headers['x-ratelimit-limit']).toBe('1000');
+      expect(res.headers['x-ratelimit-remaining']).toBe('1000');
+      expect(res.headers['x-ratelimit-window']).toBe('900');
+    }
   });
 });
 
@@ -120,6 +130,37 @@ describe('authorization', () => {
     const headers = signed('GET', '/v2');
     headers.Authorization = headers.Authorization.replace(/^Svc/, 'BackendAI');
     expect((await send('GET', '/v2', headers)).status).toBe(200);
+  });
+
+  it.each([
+    ['RFC 822', (d: Date) => d.toUTCString()],
+    ['ISO 8601 with a numeric offset', (d: Date) => new Date(d.getTime() + 9 * 3600_000).toISOString().replace('.000Z', '+09:00')],
+    ['ISO 8601 without a zone (UTC)', (d: Date) => d.toISOString().replace('.000Z', '')],
+    ['ISO 8601 basic form', (d: Date) => d.toISOString().replace('.000Z', 'Z').replace(/[-:]/g, '')],
+  ])('a Date in %s form is accepted and signed as YYYYmmddTHHMMSSZ', async (_, form) => {
+    const when = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const headers = signed('GET', '/v2', { date: when });
+    headers.Date = form(when);
+    expect((await send('GET', '/v2', headers)).status).toBe(200);
+  });
+
+  it('Date wins over X-Svc-Date when both are present', async () => {
+    const good = signed('GET', '/v2');
+    expect((await send('GET', '/v2', { ...good, 'X-Svc-Date': 'nonsense' })).status).toBe(200);
+    const res = await send('GET', '/v2', { ...good, 'X-Svc-Date': good.Date, Date: new Date(Date.now() - 3600_000).toUTCString() });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBe('Date/time sync error');
+  });
+
+  it("a client IP outside the user's allowed_client_ip → 401; the first X-Forwarded-For hop is the client", async () => {
+    const user = await t.createUser();
+    const query = `mutation { modify_user(email: "${user.email}", props: { allowed_client_ip: ["10.0.0.0/8"] }) { ok } }`;
+    expect((await t.admin.call('POST', '/admin/gql', { body: { query } })).data.modify_user.ok).toBe(true);
+    const refused = await user.client.request('GET', '/v2');
+    expect(refused.status).toBe(401);
+    expect(refused.json().type).toBe('https://errors.berth.dev/auth-failed');
+    expect((await user.client.request('GET', '/v2', { headers: { 'X-Forwarded-For': '11.0.0.1' } })).status).toBe(401);
+    expect((await user.client.request('GET', '/v2', { headers: { 'X-Forwarded-For': '10.1.2.3, 127.0.0.1' } })).status).toBe(200);
   });
 
   it('X-Svc-Date is used when Date is absent', async () => {
