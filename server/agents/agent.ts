@@ -68,6 +68,8 @@ export interface Agent {
   isAlive(kernelId: string): boolean;
   /** Opens one run; the connection carries the runner's events (stdout, stderr, waiting-input, status, finished). */
   execute(kernelId: string, request: ExecRequest): Promise<RunnerConnection>;
+  /** Follows the batch command started with `options.detach` (after a manager restart): its `finished` event. */
+  followBatch(kernelId: string): Promise<RunnerConnection>;
   pty(kernelId: string, rows: number, cols: number): Promise<RunnerConnection>;
   complete(kernelId: string, code: string): Promise<string[]>;
   startApp(kernelId: string, app: { name: string; argv: string[]; env: Record<string, string> }): Promise<number>;

@@ -1,9 +1,11 @@
 /**
  * After a (re)start: kernels whose sandboxes are still alive are adopted again; sessions whose sandboxes died
  * with the machine or the manager end TERMINATED with reason `container-not-found`, so none is left RUNNING
- * without a process. Sessions caught between scheduling and start are launched again.
+ * without a process. Sessions caught between scheduling and start are launched again; batch sessions follow the
+ * command they were running.
  */
 import type { App } from '../app';
+import { runBatch } from './batch';
 import { launchSession } from './launch';
 import { terminateSession } from './terminate';
 import { transitionKernel } from './transition';
@@ -33,6 +35,8 @@ export async function reconcileSessions(app: App): Promise<void> {
       await terminateSession(app, session.id, 'container-not-found');
     } else {
       app.log.info({ sessionId: session.id }, 'adopted a running session');
+      const runsCommand = session.session_type === 'batch' || session.session_type === 'system';
+      if (runsCommand && session.status === 'RUNNING') void runBatch(app, session, { resume: true });
     }
   }
 }

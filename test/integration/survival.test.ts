@@ -83,4 +83,29 @@ describe('a manager killed with SIGKILL', () => {
     expect((await admin.call('GET', '/session/keeps-going')).status).toBe('RUNNING');
     admin.close();
   }, 180_000);
+
+  it('follows batch sessions across a restart: one that ended while the manager was down, one still running', async () => {
+    const creds = JSON.parse(readFileSync(path.join(dataDir, 'admin-credentials.json'), 'utf8'));
+    let admin = new BerthClient({ endpoint, accessKey: creds.accessKey, secretKey: creds.secretKey });
+    const batch = (name: string, command: string) => admin.call('POST', '/session', { body: { name, image: 'shell', type: 'batch', startupCommand: command } });
+    await batch('batch-quick', 'sleep 1; exit 0');
+    await batch('batch-long', 'sleep 8; echo finished > result.txt; exit 3');
+    admin.close();
+
+    await stopProcess(manager!.child, 'SIGKILL');
+    manager = await startManagerProcess(env);
+    admin = new BerthClient({ endpoint, accessKey: creds.accessKey, secretKey: creds.secretKey });
+    const ended = async (name: string) => {
+      for (let i = 0; i < 300; i++) {
+        const info = await admin.call('GET', `/session/${name}`);
+        if (info.status === 'TERMINATED') return info;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`${name} did not end`);
+    };
+    expect(await ended('batch-quick')).toMatchObject({ result: 'success', statusInfo: 'task-done' });
+    const long = await ended('batch-long');
+    expect(long).toMatchObject({ result: 'failure', statusInfo: 'task-failed' });
+    admin.close();
+  }, 120_000);
 });

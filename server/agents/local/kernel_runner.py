@@ -31,6 +31,8 @@ import traceback
 SOCKET_PATH, RUNTIME = sys.argv[1], sys.argv[2]
 WORKDIR = os.environ.get('HOME', '/home/work')
 STATE_DIR = os.path.join(WORKDIR, '.berth')
+# The exit code of the session's batch command, kept for a manager that restarted while it ran.
+BATCH_RESULT = os.path.join(STATE_DIR, 'batch-result.json')
 
 main_jobs = queue.Queue()
 namespace = {'__name__': '__main__', '__builtins__': builtins}
@@ -126,6 +128,8 @@ class Run:
 
     def finish(self, exit_code):
         self.running = False
+        if self is detached_batch.run:
+            record_batch_result(exit_code)
         self.channel.send({'t': 'finished', 'exitCode': exit_code})
         self.done.set()
 
@@ -219,24 +223,63 @@ class Run:
             self.finish(-1)
 
 
-def serve_exec(channel, request):
-    run = Run(channel, request)
-    if RUNTIME == 'python' and run.mode == 'query':
-        main_jobs.put(run.execute_python)
-    else:
-        threading.Thread(target=run.execute_commands, daemon=True).start()
+class DetachedBatch:
+    """The session's batch command: it outlives its client, so a manager restart does not end it."""
+    run = None
+
+
+detached_batch = DetachedBatch()
+
+
+def record_batch_result(exit_code):
+    temporary = BATCH_RESULT + '.tmp'
+    with open(temporary, 'w') as f:
+        json.dump({'exitCode': exit_code}, f)
+    os.replace(temporary, BATCH_RESULT)
+
+
+def forward_interrupts(channel, run):
+    """Reads the client's messages during a run; False when the client went away."""
     while not run.done.is_set():
         message = channel.recv()
-        if message is None:  # the client went away: the run is interrupted (CONTRACT §8.3)
-            run.interrupt()
-            run.inputs.put(None)
-            break
+        if message is None:
+            return False
         if message.get('op') == 'input':
             run.inputs.put(str(message.get('text', '')))
         elif message.get('op') == 'interrupt':
             run.interrupt()
             run.inputs.put(None)
+    return True
+
+
+def serve_exec(channel, request):
+    run = Run(channel, request)
+    detached = bool(run.options.get('detach'))
+    if detached:
+        detached_batch.run = run
+    if RUNTIME == 'python' and run.mode == 'query':
+        main_jobs.put(run.execute_python)
+    else:
+        threading.Thread(target=run.execute_commands, daemon=True).start()
+    if not forward_interrupts(channel, run):
+        if detached:
+            return  # the batch goes on; batch-wait reports how it ended
+        run.interrupt()  # the client went away: the run is interrupted (CONTRACT §8.3)
+        run.inputs.put(None)
     run.done.wait()
+
+
+def serve_batch_wait(channel, _request):
+    """A manager back from a restart follows the batch command it started before, or learns how it ended."""
+    run = detached_batch.run
+    if run is None and not os.path.exists(BATCH_RESULT):
+        channel.send({'t': 'error', 'msg': 'no batch command was started'})
+        return
+    if run is not None:
+        threading.Thread(target=forward_interrupts, args=(channel, run), daemon=True).start()
+        run.done.wait()
+    with open(BATCH_RESULT) as f:
+        channel.send({'t': 'finished', 'exitCode': json.load(f)['exitCode']})
 
 
 def serve_pty(channel, request):
@@ -353,6 +396,7 @@ def serve_apps(channel, _request):
 HANDLERS = {
     'ping': lambda channel, _r: channel.send({'t': 'pong', 'pid': os.getpid(), 'runtime': RUNTIME}),
     'exec': serve_exec,
+    'batch-wait': serve_batch_wait,
     'pty': serve_pty,
     'complete': serve_complete,
     'app-start': serve_app_start,

@@ -223,6 +223,10 @@ export class LocalAgent implements Agent {
     return connectRunner(this.requireSocket(kernelId), { op: 'exec', ...request });
   }
 
+  followBatch(kernelId: string): Promise<RunnerConnection> {
+    return connectRunner(this.requireSocket(kernelId), { op: 'batch-wait' });
+  }
+
   pty(kernelId: string, rows: number, cols: number): Promise<RunnerConnection> {
     return connectRunner(this.requireSocket(kernelId), { op: 'pty', rows, cols });
   }
