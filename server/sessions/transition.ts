@@ -35,22 +35,26 @@ export interface TransitionOptions {
   exitCode?: number | null;
 }
 
+/** The columns a status change writes on a session or a kernel: status, its time, history, reason and data. */
+function statusChange(to: string, options: TransitionOptions) {
+  const now = new Date();
+  return {
+    status: to,
+    status_changed: now,
+    status_history: sql`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
+    ...(options.reason !== undefined ? { status_info: options.reason } : {}),
+    ...(options.statusData ? { status_data: sql`status_data || ${json(options.statusData)}::jsonb` } : {}),
+    ...(to === 'TERMINATED' || to === 'CANCELLED' ? { terminated_at: now } : {}),
+  };
+}
+
 /** Moves a session to `to` if its current status allows it; returns the updated row, or null when it did not. */
 export async function transitionSession(app: App, sessionId: string, to: string, options: TransitionOptions = {}): Promise<Session | null> {
   const from = SESSION_STATUSES.filter((s) => canTransition(s, to));
   if (!from.length) return null;
-  const now = new Date();
   const updated = await app.db
     .updateTable('sessions')
-    .set({
-      status: to,
-      status_changed: now,
-      status_history: sql`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
-      ...(options.reason !== undefined ? { status_info: options.reason } : {}),
-      ...(options.statusData ? { status_data: sql`status_data || ${json(options.statusData)}::jsonb` } : {}),
-      ...(options.result ? { result: options.result } : {}),
-      ...(to === 'TERMINATED' || to === 'CANCELLED' ? { terminated_at: now } : {}),
-    } as any)
+    .set({ ...statusChange(to, options), ...(options.result ? { result: options.result } : {}) } as any)
     .where('id', '=', sessionId)
     .where('status', 'in', from)
     .returningAll()
@@ -64,18 +68,9 @@ export async function transitionSession(app: App, sessionId: string, to: string,
 
 /** Moves a kernel to `to` unless it is already over; returns the updated row or null. */
 export async function transitionKernel(app: App, kernelId: string, to: string, options: TransitionOptions = {}): Promise<Kernel | null> {
-  const now = new Date();
   const updated = await app.db
     .updateTable('kernels')
-    .set({
-      status: to,
-      status_changed: now,
-      status_history: sql`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
-      ...(options.reason !== undefined ? { status_info: options.reason } : {}),
-      ...(options.statusData ? { status_data: sql`status_data || ${json(options.statusData)}::jsonb` } : {}),
-      ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}),
-      ...(to === 'TERMINATED' || to === 'CANCELLED' ? { terminated_at: now } : {}),
-    } as any)
+    .set({ ...statusChange(to, options), ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}) } as any)
     .where('id', '=', kernelId)
     .where('status', 'not in', ['TERMINATED', 'CANCELLED'])
     .returningAll()
