@@ -80,6 +80,13 @@ async function reconcile(app: App, endpoint: Endpoint, stopped: () => boolean): 
     }
     if (!LIVE_ROUTE.includes(route.status) || !route.session_id) continue;
     const session = sessions.get(route.session_id);
+    if (sessionEnded(session?.status) && route.status !== 'provisioning') {
+      // A route that was up lost its session (killed, crashed, freeze with force_kill): not a failed start; it
+      // goes, and the count below replaces it.
+      await removeRoute(app, route, 'service-scaled-down');
+      routeTableOf(app).invalidate(endpoint.id);
+      continue;
+    }
     if (sessionEnded(session?.status)) {
       const info = session?.status_info ? `: ${session.status_info}` : '';
       await failRoute(app, route.id, { name: 'SessionEnded', repr: `The inference session is ${session?.status ?? 'gone'}${info}.`, data: session?.status_data ?? null });

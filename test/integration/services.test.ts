@@ -209,6 +209,18 @@ describe('a model service, end to end', () => {
     expect(await alice.client.call('POST', `/services/${id}/sync`)).toEqual({ success: true });
   });
 
+  it('replaces a route whose session was terminated, without counting a failed start', async () => {
+    const before = await alice.client.call('GET', `/services/${id}`);
+    const old = before.active_routes[0];
+    await alice.client.call('DELETE', `/session/${old.session_id}`);
+    const after = await until('a replacement route', async () => {
+      const info = await alice.client.call('GET', `/services/${id}`);
+      return info.active_routes.length === 1 && info.active_routes[0].route_id !== old.route_id ? info : null;
+    }, 90_000);
+    expect(after.active_routes[0].session_id).not.toBe(old.session_id);
+    expect(await alice.client.call('GET', `/services/${id}/errors`)).toEqual({ errors: [], retries: 0 });
+  });
+
   it('is destroyed on DELETE: its sessions end and it disappears', async () => {
     const sessions = (await t.app.db.selectFrom('routings').select('session_id').where('endpoint_id', '=', id).execute()).map((r) => r.session_id!);
     expect(await alice.client.call('DELETE', `/services/${id}`)).toEqual({ success: true });
