@@ -5,6 +5,9 @@
  * the frozen manager.
  */
 import http from 'node:http';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
@@ -234,6 +237,38 @@ describe('a model service, end to end', () => {
     // The name is free again once the service is destroyed.
     const again = await alice.client.call('POST', '/services', { body: serviceBody('answer', { desired_session_count: 0 }) });
     await alice.client.call('DELETE', `/services/${again.endpoint_id}`);
+  });
+});
+
+const CLI = path.resolve(__dirname, '../../server/client/cli/main.ts');
+const TSX = pathToFileURL(path.resolve(__dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
+
+function cli(who: TestUser, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      env: { ...process.env, BERTH_ENDPOINT: t.url, BERTH_CLI_CONFIG: '/nonexistent/berth-cli.json', BERTH_ACCESS_KEY: who.accessKey, BERTH_SECRET_KEY: who.secretKey },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('berth service (CLI)', () => {
+  it('creates, lists, scales, tokens and deletes a service', async () => {
+    const created = await cli(alice, ['service', 'create', 'cli-answer', '--model', 'answer-model', '--replicas', '0']);
+    expect(created.code, created.stderr).toBe(0);
+    const info = JSON.parse(created.stdout);
+    expect(info).toMatchObject({ name: 'cli-answer', desired_session_count: 0 });
+    const listed = JSON.parse((await cli(alice, ['service', 'list'])).stdout);
+    expect(listed.map((s: any) => s.name)).toContain('cli-answer');
+    expect(JSON.parse((await cli(alice, ['service', 'token', info.endpoint_id, '--duration', '2h'])).stdout).token).toEqual(expect.any(String));
+    const bad = await cli(alice, ['service', 'scale', info.endpoint_id, '-1']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('400');
+    expect(JSON.parse((await cli(alice, ['service', 'delete', info.endpoint_id])).stdout)).toEqual({ success: true });
   });
 });
 
