@@ -71,6 +71,8 @@ beforeAll(async () => {
   await upload('answer-model', 'server.py', SERVER);
   await upload('answer-model', 'model-definition.yaml', DEFINITION);
   await upload('answer-model', 'never-healthy.yaml', NEVER_HEALTHY);
+  await upload('answer-model', 'broken.yaml', 'models: [unclosed');
+  await upload('answer-model', 'wrong-shape.json', JSON.stringify({ models: [{ service: { health_check: { path: 'no-slash' } } }] }));
   await alice.client.call('POST', '/folders', { body: { name: 'broken-model', usage_mode: 'model' } });
   await alice.client.call('POST', '/folders', { body: { name: 'plain-data', usage_mode: 'general' } });
 }, 120_000);
@@ -352,6 +354,10 @@ describe('bad input', () => {
       [{ runtime_variant: 'magic' }, {}],
       [{}, { model_definition_path: '../escape.yaml' }],
       [{}, { model_definition_path: 'missing.yaml' }],
+      [{}, { model_definition_path: 'broken.yaml' }],
+      [{}, { model_definition_path: 'wrong-shape.json' }],
+      [{ callback_url: 'not a url' }, {}],
+      [{}, { extra_mounts: { 'no-such-folder': { permission: 'ro' } } }],
     ] as [Record<string, unknown>, Record<string, unknown>][]) {
       const res = await alice.client.request('POST', '/services', { body: serviceBody('validated', extra, config) });
       expect(res.status, `${JSON.stringify({ extra, config })}: ${res.text}`).toBe(400);
@@ -402,6 +408,14 @@ describe('bad input', () => {
     expect(await bob.client.call('GET', '/services')).toEqual([]);
     expect((await t.admin.call('GET', `/services/${id}`)).name).toBe('never-healthy');
     expectProblem(await alice.client.request('GET', '/services/not-a-uuid'), 404, 'object-not-found');
+  });
+
+  it('lets an admin create a service for a user (owner_access_key), and no one else', async () => {
+    const made = await t.admin.call('POST', '/services', { body: serviceBody('delegated', { desired_session_count: 0, owner_access_key: alice.accessKey }) });
+    expect((await alice.client.call('GET', '/services', { query: { name: 'delegated' } })).map((s: any) => s.id)).toEqual([made.endpoint_id]);
+    expect(await alice.client.call('GET', `/services/${made.endpoint_id}`)).toMatchObject({ name: 'delegated', desired_session_count: 0 });
+    expectProblem(await bob.client.request('POST', '/services', { body: serviceBody('stolen', { owner_access_key: alice.accessKey }) }), 403, 'generic-forbidden');
+    expect(await alice.client.call('DELETE', `/services/${made.endpoint_id}`)).toEqual({ success: true });
   });
 
   it('refuses creating services while the manager is frozen, but serves the others', async () => {
