@@ -18,6 +18,7 @@ import { agentResolvers, agentTypeDefs } from './agents';
 import { containerRegistryResolvers, containerRegistryTypeDefs } from './container-registries';
 import { imageResolvers, imageTypeDefs } from './images';
 import { sessionResolvers, sessionTypeDefs } from './sessions';
+import { endpointResolvers, endpointTypeDefs } from './endpoints';
 import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
 
 /** The roots; each family extends them. */
@@ -39,6 +40,7 @@ const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: containerRegistryTypeDefs, resolvers: containerRegistryResolvers },
   { typeDefs: imageTypeDefs, resolvers: imageResolvers },
   { typeDefs: sessionTypeDefs, resolvers: sessionResolvers },
+  { typeDefs: endpointTypeDefs, resolvers: endpointResolvers },
 ];
 
 export const FROZEN_MESSAGE = 'server-frozen: the manager is frozen for maintenance; mutations are refused until it runs again.';

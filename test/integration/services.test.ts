@@ -410,6 +410,34 @@ describe('bad input', () => {
     expectProblem(await alice.client.request('GET', '/services/not-a-uuid'), 404, 'object-not-found');
   });
 
+  it('is visible in GraphQL to its owner and admins, with routes, tokens and a derived status', async () => {
+    const gql = (who: TestUser | TestBerth['admin'], query: string) => ('client' in who ? who.client : who).call('POST', '/admin/gql', { body: { query } });
+    const query = `{ endpoint(endpoint_id: "${id}") { name status lifecycle_stage replicas url open_to_public routings { status session } }
+      endpoint_list(filter: "name == \\"never-healthy\\"") { total_count items { endpoint_id } }
+      routing_list(endpoint_id: "${id}") { total_count items { status endpoint } }
+      endpoint_token_list(endpoint_id: "${id}") { total_count items { endpoint_id token valid_until } } }`;
+    const mine = await gql(alice, query);
+    expect(mine.errors).toBeUndefined();
+    expect(mine.data.endpoint).toMatchObject({ name: 'never-healthy', status: 'PROVISIONING', lifecycle_stage: 'created', replicas: 1, url: `${t.berth.appsUrl}/service/${id}`, open_to_public: false });
+    expect(mine.data.endpoint.routings).toEqual([expect.objectContaining({ status: 'provisioning', session: expect.any(String) })]);
+    expect(mine.data.endpoint_list).toEqual({ total_count: 1, items: [{ endpoint_id: id }] });
+    expect(mine.data.routing_list.items).toEqual([{ status: 'provisioning', endpoint: id }]);
+    expect(mine.data.endpoint_token_list.total_count).toBeGreaterThan(0);
+    expect(mine.data.endpoint_token_list.items[0]).toMatchObject({ endpoint_id: id, token: null });
+    const theirs = await gql(bob, query);
+    expect(theirs.data.endpoint).toBeNull();
+    expect(theirs.data.endpoint_list.total_count).toBe(0);
+    expect(theirs.data.routing_list.total_count).toBe(0);
+    expect(theirs.data.endpoint_token_list.total_count).toBe(0);
+    expect((await gql(t.admin, query)).data.endpoint.name).toBe('never-healthy');
+    const tooMany = await gql(alice, `mutation { modify_endpoint(endpoint_id: "${id}", props: {replicas: 11}) { ok msg } }`);
+    expect(tooMany.data.modify_endpoint.ok).toBe(false);
+    const publicNow = await gql(alice, `mutation { modify_endpoint(endpoint_id: "${id}", props: {open_to_public: true}) { ok endpoint { open_to_public } } }`);
+    expect(publicNow.data.modify_endpoint).toEqual({ ok: true, endpoint: { open_to_public: true } });
+    expect((await alice.client.call('GET', `/services/${id}`)).is_public).toBe(true);
+    await gql(alice, `mutation { modify_endpoint(endpoint_id: "${id}", props: {open_to_public: false}) { ok } }`);
+  });
+
   it('lets an admin create a service for a user (owner_access_key), and no one else', async () => {
     const made = await t.admin.call('POST', '/services', { body: serviceBody('delegated', { desired_session_count: 0, owner_access_key: alice.accessKey }) });
     expect((await alice.client.call('GET', '/services', { query: { name: 'delegated' } })).map((s: any) => s.id)).toEqual([made.endpoint_id]);
