@@ -65,7 +65,7 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
     webUrl,
     appsUrl,
     async stop() {
-      stopServiceScaler(app);
+      await stopServiceScaler(app);
       app.events.close();
       for (const l of listeners.reverse()) await l.close();
       await sessions.stop();

@@ -74,12 +74,15 @@ export class RouteMonitor {
     private readonly onChange: () => void,
   ) {}
 
+  /** Settles once the monitor has stopped. */
+  done: Promise<void> = Promise.resolve();
+
   static start(app: App, target: MonitorTarget, onChange: () => void): void {
     const all = monitorsOf(app);
     if (all.has(target.routeId)) return;
     const monitor = new RouteMonitor(app, target, onChange);
     all.set(target.routeId, monitor);
-    void monitor
+    monitor.done = monitor
       .run()
       .catch((err) => app.log.warn({ err, routeId: target.routeId }, 'service route monitor failed'))
       .finally(() => all.delete(target.routeId));
@@ -136,11 +139,13 @@ export class RouteMonitor {
       const status = await this.status();
       if (status !== 'provisioning') break;
       const result = await probe(this.target.port, check);
+      if (this.stopped) return;
       if (result.ok) {
         await this.set('healthy', ['provisioning']);
         break;
       }
       const exit = await this.exited();
+      if (this.stopped) return;
       if (exit || Date.now() > deadline) {
         await failRoute(this.app, this.target.routeId, exit ?? { name: 'HealthCheckTimeout', repr: `The model server did not pass its health check in time (${result.detail}).` });
         routeTableOf(this.app).invalidate(this.target.endpointId);
@@ -158,6 +163,7 @@ export class RouteMonitor {
       const status = await this.status();
       if (status !== 'healthy' && status !== 'unhealthy') return;
       const result = await probe(this.target.port, check);
+      if (this.stopped) return;
       failures = result.ok ? 0 : failures + 1;
       if (result.ok) await this.set('healthy', ['unhealthy']);
       else if (failures >= maxRetries) await this.set('unhealthy', ['healthy']);

@@ -19,7 +19,7 @@ const LIVE_ROUTE = ['provisioning', 'healthy', 'unhealthy'];
 /** Surplus routes leave in this order: unhealthy, then still starting, then healthy. */
 const REMOVAL_ORDER: Record<string, number> = { unhealthy: 0, provisioning: 1, healthy: 2 };
 
-const running = new WeakMap<App, { timer: NodeJS.Timeout; stopped: boolean }>();
+const running = new WeakMap<App, { timer: NodeJS.Timeout; stopped: boolean; inflight: Promise<void> | null }>();
 
 /** Asks for a scaler pass soon (coalesced with one in progress). */
 export function requestScaling(app: App, reason: string): void {
@@ -30,22 +30,33 @@ export function requestScaling(app: App, reason: string): void {
 
 export function startServiceScaler(app: App, intervalMs: number): void {
   if (running.has(app)) return;
-  const state = { timer: setInterval(() => requestScaling(app, 'interval'), intervalMs), stopped: false };
+  const state = { timer: setInterval(() => requestScaling(app, 'interval'), intervalMs), stopped: false, inflight: null as Promise<void> | null };
   state.timer.unref();
   running.set(app, state);
   schedulerOf(app).register('scale_services', async () => {
-    if (!state.stopped) await scaleServices(app, () => state.stopped);
+    if (state.stopped) return;
+    state.inflight = scaleServices(app, () => state.stopped);
+    try {
+      await state.inflight;
+    } finally {
+      state.inflight = null;
+    }
   });
   requestScaling(app, 'start');
 }
 
-/** Stops the timer and every route monitor; sessions keep running (a restarted manager adopts them). */
-export function stopServiceScaler(app: App): void {
+/**
+ * Stops the timer and every route monitor, and waits for the pass and the checks in progress, so nothing starts a
+ * session afterwards. Sessions keep running (a restarted manager adopts them).
+ */
+export async function stopServiceScaler(app: App): Promise<void> {
   const state = running.get(app);
   if (!state) return;
   state.stopped = true;
   clearInterval(state.timer);
-  for (const monitor of monitorsOf(app).values()) monitor.stop();
+  const monitors = [...monitorsOf(app).values()];
+  for (const monitor of monitors) monitor.stop();
+  await Promise.all([state.inflight?.catch(() => undefined), ...monitors.map((m) => m.done)]);
 }
 
 export async function scaleServices(app: App, stopped: () => boolean = () => false): Promise<void> {

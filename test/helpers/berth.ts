@@ -109,7 +109,7 @@ export async function startTestBerth(overrides: Partial<BerthSettings> = {}, opt
     async stop() {
       admin.close();
       // Sandboxes outlive a manager by design; a test's must not outlive the test (nor be replaced by the scaler).
-      stopServiceScaler(berth.app);
+      await stopServiceScaler(berth.app);
       await terminateAllSessions(berth.app);
       await berth.stop();
       await database?.drop();
