@@ -1,7 +1,7 @@
 /**
  * Model services in GraphQL (CONTRACT §16: endpoint, endpoint_list, routing, routing_list, endpoint_token_list,
  * modify_endpoint), with Backend.AI's field names. Visibility is the REST rule of server/services/access.ts: one's
- * own services, a domain admin's domain, everything for superadmins; anything else reads as null. Destroyed
+ * own services (by user), a domain admin's domain, everything for superadmins; anything else reads as null. Destroyed
  * services are listed too (lifecycle_stage says so). `status` is the derived service status of CONTRACT §5.4.
  */
 import type { SelectQueryBuilder } from 'kysely';
@@ -188,13 +188,14 @@ function selectEndpoint(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuild
 function visible<Q extends SelectQueryBuilder<any, any, any>>(ctx: GqlContext, q: Q): Q {
   const p = ctx.principal;
   if (isSuperadmin(p)) return q;
-  if (isAdmin(p)) return q.where((eb: any) => eb.or([eb('e.domain_name', '=', p.domainName), eb('e.access_key', '=', p.accessKey)])) as Q;
-  return q.where('e.access_key', '=', p.accessKey) as Q;
+  if (isAdmin(p)) return q.where((eb: any) => eb.or([eb('e.domain_name', '=', p.domainName), eb('e.session_owner', '=', p.userId)])) as Q;
+  return q.where('e.session_owner', '=', p.userId) as Q;
 }
 
 async function loadEndpoint(ctx: GqlContext, id: string): Promise<EndpointRow | undefined> {
   const row = await selectEndpoint(endpointsFrom(ctx)).where('e.id', '=', id).executeTakeFirst();
-  return row && canSee(ctx.principal, { accessKey: row.access_key, domainName: row.domain_name }) ? row : undefined;
+  const sees = row && (row.session_owner === ctx.principal.userId || canSee(ctx.principal, { accessKey: row.access_key, domainName: row.domain_name }));
+  return sees ? row : undefined;
 }
 
 function routingsOf(ctx: GqlContext, endpointId: string): Promise<Routing[]> {

@@ -1,6 +1,7 @@
 /**
- * The one ownership check for model services: the caller reaches a service by id if it may see its owner's
- * resources (its own; its domain's for domain admins; any for superadmins: the rule sessions follow). Anything
+ * The one ownership check for model services: the caller reaches a service by id if it is theirs (whichever of
+ * their keypairs made it) or if they may see its owner's resources (their domain's for domain admins; any for
+ * superadmins: the rule sessions follow). Anything
  * else, and a destroyed service, is 404 exactly like a service that does not exist.
  */
 import type { App } from '../app';
@@ -22,7 +23,8 @@ export async function findService(app: App, caller: Principal, reference: string
   const endpoint = id
     ? await app.db.selectFrom('endpoints').selectAll().where('id', '=', id).where('lifecycle_stage', '<>', 'destroyed').executeTakeFirst()
     : undefined;
-  if (!endpoint || !canSee(caller, { accessKey: endpoint.access_key, domainName: endpoint.domain_name })) {
+  const mine = endpoint?.session_owner === caller.userId;
+  if (!endpoint || !(mine || canSee(caller, { accessKey: endpoint.access_key, domainName: endpoint.domain_name }))) {
     throw notFound('No such model service.', `No model service identified by "${reference}".`);
   }
   return endpoint;

@@ -1,4 +1,4 @@
-/** GET /services: the caller's own services in lifecycle `created`, optionally by name (CONTRACT §13). */
+/** GET /services: the caller's own services (any of their keypairs) in lifecycle `created`, optionally by name (CONTRACT §13). */
 import { sql } from 'kysely';
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
@@ -11,7 +11,7 @@ export async function listServices(app: App, caller: Principal, name?: string | 
       'e.id', 'e.name', 'e.desired_session_count', 'e.open_to_public',
       sql<number>`(select count(*) from routings r where r.endpoint_id = e.id and r.status = 'healthy')::int`.as('active_route_count'),
     ])
-    .where('e.access_key', '=', caller.accessKey)
+    .where('e.session_owner', '=', caller.userId)
     .where('e.lifecycle_stage', '=', 'created')
     .orderBy('e.created_at');
   if (name) query = query.where('e.name', '=', name);
