@@ -18,10 +18,19 @@ const PROBLEM = 'https://errors.berth.dev/';
 const SERVER = `
 import http.server, json, os
 port = int(os.environ['PORT'])
+state = {'sick': False}
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        if self.path == '/health' and state['sick']:
+            self.send_response(500)
+            self.send_header('Content-Length', '0')
+            self.end_headers()
+            return
         if self.path == '/health':
             body = b'ok'
+        elif self.path == '/sick':
+            state['sick'] = True
+            body = b'sick from now on'
         else:
             body = json.dumps({'answer': 42, 'path': self.path, 'route': os.environ.get('BERTH_ROUTE_ID'),
                                'authorization': self.headers.get('Authorization'), 'cookie': self.headers.get('Cookie')}).encode()
@@ -59,6 +68,9 @@ models:
         initial_delay: 600
 `;
 
+/** Checked twice a second: a stopped server is unhealthy within about a second. */
+const FAST_CHECK = DEFINITION.replace('max_retries: 3', 'max_retries: 2').replace('expected_status_code: 200', 'expected_status_code: 200\n        interval: 0.5');
+
 let t: TestBerth;
 let alice: TestUser;
 let bob: TestUser;
@@ -71,6 +83,7 @@ beforeAll(async () => {
   await upload('answer-model', 'server.py', SERVER);
   await upload('answer-model', 'model-definition.yaml', DEFINITION);
   await upload('answer-model', 'never-healthy.yaml', NEVER_HEALTHY);
+  await upload('answer-model', 'fast-check.yaml', FAST_CHECK);
   await upload('answer-model', 'broken.yaml', 'models: [unclosed');
   await upload('answer-model', 'wrong-shape.json', JSON.stringify({ models: [{ service: { health_check: { path: 'no-slash' } } }] }));
   await alice.client.call('POST', '/folders', { body: { name: 'broken-model', usage_mode: 'model' } });
@@ -283,6 +296,33 @@ describe('a public service', () => {
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).answer).toBe(42);
     await alice.client.call('DELETE', `/services/${info.endpoint_id}`);
+  });
+});
+
+describe('a route that stops answering', () => {
+  it('becomes unhealthy, leaves the endpoint, and is the first to go when scaling down', async () => {
+    const info = await alice.client.call('POST', '/services', { body: serviceBody('flaky', {}, { model_definition_path: 'fast-check.yaml' }) });
+    const id = info.endpoint_id;
+    const { token } = await alice.client.call('POST', `/services/${id}/token`, { body: { duration: '1h' } });
+    const [sick] = (await healthyRoutes(id, 1)).active_routes;
+    const status = async () => (await alice.client.call('POST', '/admin/gql', { body: { query: `{ endpoint(endpoint_id: "${id}") { status } }` } })).data.endpoint.status;
+    expect(await status()).toBe('HEALTHY');
+    // The only route takes the request, and fails its health check from then on.
+    expect((await send('GET', `${info.service_endpoint}/sick`, { Authorization: `Bearer ${token}` })).status).toBe(200);
+    await until('the route unhealthy', async () => (await t.app.db.selectFrom('routings').select('status').where('id', '=', sick.route_id).executeTakeFirstOrThrow()).status === 'unhealthy');
+    expect((await alice.client.call('GET', `/services/${id}`)).active_routes).toEqual([]);
+    expect(await status()).toBe('UNHEALTHY');
+    expect((await send('GET', `${info.service_endpoint}/x`, { Authorization: `Bearer ${token}` })).status).toBe(503);
+
+    await alice.client.call('POST', `/services/${id}/scale`, { body: { to: 2 } });
+    const [fresh] = (await healthyRoutes(id, 1)).active_routes;
+    expect(fresh.route_id).not.toBe(sick.route_id);
+    expect(await status()).toBe('DEGRADED');
+    await alice.client.call('POST', `/services/${id}/scale`, { body: { to: 1 } });
+    await until('the unhealthy route gone', async () => !(await t.app.db.selectFrom('routings').select('id').where('id', '=', sick.route_id).executeTakeFirst()));
+    expect((await alice.client.call('GET', `/services/${id}`)).active_routes).toEqual([fresh]);
+    expect((await send('GET', `${info.service_endpoint}/x`, { Authorization: `Bearer ${token}` })).status).toBe(200);
+    await alice.client.call('DELETE', `/services/${id}`);
   });
 });
 
