@@ -10,6 +10,7 @@ import { registerLocalAgent } from './agents/register-local';
 import { createManagerServer, listen, type Listening } from './manager-server';
 import { BERTH_VERSION } from './version';
 import { startSessionRuntime } from './sessions/runtime';
+import { startServiceScaler, stopServiceScaler } from './services/scaler';
 
 export type Role = 'manager' | 'web' | 'apps';
 
@@ -37,6 +38,7 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
   const boot = await bootstrap(app);
   const agentId = await registerLocalAgent(app, BERTH_VERSION);
   const sessions = await startSessionRuntime(app, agentId);
+  startServiceScaler(app, settings.serviceScaleIntervalMs);
 
   const listeners: Listening[] = [];
   const manager = await listen(createManagerServer(app), settings.managerPort, settings.host);
@@ -63,6 +65,7 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
     webUrl,
     appsUrl,
     async stop() {
+      await stopServiceScaler(app);
       app.events.close();
       for (const l of listeners.reverse()) await l.close();
       await sessions.stop();

@@ -56,6 +56,13 @@ export interface ExecRequest {
   options?: Record<string, unknown>;
 }
 
+export interface AppStatus {
+  alive: boolean;
+  exitCode: number | null;
+  /** The last lines the app wrote (stdout and stderr). */
+  output: string;
+}
+
 export interface Agent {
   readonly id: string;
   /** Why limits are or are not enforced here (cgroup v2, v1 or none). */
@@ -74,6 +81,8 @@ export interface Agent {
   complete(kernelId: string, code: string): Promise<string[]>;
   startApp(kernelId: string, app: { name: string; argv: string[]; env: Record<string, string> }): Promise<number>;
   stopApp(kernelId: string, name: string): Promise<boolean>;
+  /** Whether the app runs, its exit code once it has exited, and the tail of its output; null when never started. */
+  appStatus(kernelId: string, name: string): Promise<AppStatus | null>;
   scratchDir(kernelId: string): string;
   logs(kernelId: string): Promise<string>;
   stats(kernelId: string): CgroupStats;

@@ -18,8 +18,9 @@ import { userConfigRoutes } from './user-config';
 import { folderRoutes } from './folders';
 import { folderTransferRoutes } from './folder-transfers';
 import { folderSharingRoutes } from './folder-sharing';
+import { serviceRoutes } from './services';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes, folderRoutes, folderTransferRoutes, folderSharingRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes, folderRoutes, folderTransferRoutes, folderSharingRoutes, serviceRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

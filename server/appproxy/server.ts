@@ -14,8 +14,12 @@ import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verify
 import { RouteCache } from './route-cache';
 import { VerifiedCookies } from './verified-cookies';
 import { forwardedCookies, parseCookies } from '../http/cookies';
+import { pickRoute, routeTableOf } from '../services/route-table';
+import { tokenFromHeader, verifyServiceToken } from '../services/tokens';
 
 const APP_PATH = /^\/app\/([a-f0-9]{24})(\/|$)/;
+/** Model services (CONTRACT §13): /service/<endpoint id>[/<path the model server sees>]. */
+const SERVICE_PATH = /^\/service\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\/.*)?$/;
 
 function sendProblem(res: http.ServerResponse, problem: Problem): void {
   if (res.headersSent) {
@@ -23,7 +27,7 @@ function sendProblem(res: http.ServerResponse, problem: Problem): void {
     return;
   }
   const body = JSON.stringify(problem.toJSON());
-  res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), Server: 'Berth', 'Cache-Control': 'no-store' });
+  res.writeHead(problem.status, { ...problem.headers, 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), Server: 'Berth', 'Cache-Control': 'no-store' });
   res.end(body);
 }
 
@@ -41,6 +45,7 @@ function refuseUpgrade(socket: Duplex, problem: Problem): void {
 export function createAppProxyServer(app: App): http.Server {
   const secret = appProxySecret(app);
   const routes = new RouteCache(app);
+  const serviceRoutes = routeTableOf(app);
   const verified = new VerifiedCookies((routeId, value) => verifyCookie(secret, routeId, value));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   const proxy = createProxyServer({ agent, ws: true, xfwd: true, proxyTimeout: 0 });
@@ -73,6 +78,27 @@ export function createAppProxyServer(app: App): http.Server {
     if (kept) req.headers.cookie = kept;
     else delete req.headers.cookie;
     return route;
+  }
+
+  /**
+   * A model service: a live service, a valid token of it unless it is open to the public, and a healthy route
+   * chosen by traffic ratio. The caller's Authorization header and Berth's cookies never reach the model server.
+   */
+  async function admitToService(req: http.IncomingMessage, endpointId: string): Promise<{ host: string; port: number }> {
+    const table = await serviceRoutes.get(endpointId);
+    if (!table) throw new Problem('url-not-found', 'No model service is published at this address.');
+    if (!table.openToPublic) {
+      const token = tokenFromHeader(req.headers.authorization);
+      if (!token) throw new Problem('auth-failed', 'This service needs a token: Authorization: BackendAI <token> (or Bearer <token>).', undefined, { headers: { 'WWW-Authenticate': 'Bearer' } });
+      if (!(await verifyServiceToken(secret, token, endpointId))) throw new Problem('auth-failed', 'The token is invalid, expired or for another service.');
+    }
+    delete req.headers.authorization;
+    const kept = forwardedCookies(parseCookies(req.headers.cookie));
+    if (kept) req.headers.cookie = kept;
+    else delete req.headers.cookie;
+    const chosen = pickRoute(table.routes);
+    if (!chosen) throw new Problem('service-unavailable', 'The service has no healthy route right now.');
+    return { host: chosen.kernel_host, port: chosen.kernel_port };
   }
 
   async function admit(req: http.IncomingMessage, routeId: string): Promise<AppRoute> {
@@ -110,6 +136,14 @@ export function createAppProxyServer(app: App): http.Server {
       }
       res.writeHead(302, { Location: redirect, 'Set-Cookie': cookie, 'Cache-Control': 'no-store', Server: 'Berth' });
       res.end();
+      return;
+    }
+
+    const service = SERVICE_PATH.exec(url.pathname);
+    if (service) {
+      const target = await admitToService(req, service[1]);
+      req.url = `${service[2] ?? '/'}${url.search}`;
+      proxy.web(req, res, { target });
       return;
     }
 

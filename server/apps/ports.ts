@@ -1,4 +1,4 @@
-/** Host ports for in-session apps: a free port from BERTH_APP_PORT_RANGE that no route holds and nothing listens on. */
+/** Host ports for in-session apps and model servers: a free port from BERTH_APP_PORT_RANGE that no app or service route holds and nothing listens on. */
 import net from 'node:net';
 import type { App } from '../app';
 import { Problem } from '../http/problem';
@@ -13,7 +13,12 @@ function isFree(port: number): Promise<boolean> {
 
 export async function allocatePort(app: App): Promise<number> {
   const [low, high] = app.settings.appPortRange;
-  const taken = new Set((await app.db.selectFrom('app_routes').select('host_port').execute()).map((r) => r.host_port));
+  // Model-service routes keep their port even if their app route goes (shutdown-service in the session).
+  const [apps, services] = await Promise.all([
+    app.db.selectFrom('app_routes').select('host_port').execute(),
+    app.db.selectFrom('routings').select('host_port').where('host_port', 'is not', null).execute(),
+  ]);
+  const taken = new Set([...apps.map((r) => r.host_port), ...services.map((r) => r.host_port!)]);
   const span = high - low + 1;
   const start = Math.floor(Math.random() * span);
   for (let i = 0; i < span; i++) {

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { App } from '../app';
-import type { AppRoute, KernelServicePort, Session, ServicePort } from '../db/schema';
+import type { AppRoute, Kernel, KernelServicePort, Session, ServicePort } from '../db/schema';
 import { json } from '../db';
 import { Problem, badRequest, notFound } from '../http/problem';
 import { mainKernel } from '../sessions/execute';
@@ -44,32 +44,62 @@ export async function servicePortFor(app: App, session: Session, appName: string
 export async function ensureApp(app: App, session: Session, appName: string, userId: string, options: StartAppOptions = {}): Promise<AppRoute> {
   const definition = await servicePortFor(app, session, appName, options);
   const kernel = await mainKernel(app, session);
-  const agent = app.agents.get(kernel.agent_id!)!;
   const existing = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
   if (existing && (await isListening(existing.host_port))) return existing;
   if (existing) await app.db.deleteFrom('app_routes').where('id', '=', existing.id).execute();
 
+  const route = await launchApp(app, session, kernel, userId, {
+    name: appName,
+    protocol: definition.protocol === 'tcp' ? 'tcp' : 'http',
+    argv: (hostPort, basePath) => {
+      const argv = definition.argv!.map((part) => part.replaceAll('{port}', String(hostPort)).replaceAll('{base_url}', basePath));
+      for (const [name, value] of Object.entries(options.arguments ?? {})) {
+        if (value === null) argv.push(name);
+        else for (const v of Array.isArray(value) ? value : [value]) argv.push(name, v);
+      }
+      return argv;
+    },
+    env: () => options.envs ?? {},
+    waitMs: START_TIMEOUT_MS,
+  }).catch((err: unknown) => {
+    throw new Problem('internal-server-error', `The app ${appName} failed to start: ${err instanceof Error ? err.message : String(err)}`, { app: appName });
+  });
+  await recordHostPort(app, kernel.id, definition, route.host_port);
+  return route;
+}
+
+export interface AppLaunch {
+  name: string;
+  protocol: 'http' | 'tcp';
+  /** The command line, given the host port the app must listen on and its base path on the app proxy. */
+  argv: (hostPort: number, basePath: string) => string[];
+  env: (hostPort: number) => Record<string, string>;
+  /** Wait this long for the app to listen (0: return once it is started). */
+  waitMs: number;
+}
+
+/**
+ * Gives the app a host port and a route, and starts it in the kernel. On failure nothing is left behind (the route
+ * is deleted, the process stopped) and the error is thrown as it came. Model services start their servers here too.
+ */
+export async function launchApp(app: App, session: Pick<Session, 'id'>, kernel: Pick<Kernel, 'id' | 'agent_id'>, userId: string, launch: AppLaunch): Promise<AppRoute> {
+  const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+  if (!agent) throw new Error(`agent ${kernel.agent_id ?? '(none)'} is not connected to this manager`);
   const routeId = randomBytes(12).toString('hex');
   const hostPort = await allocatePort(app);
   const route = await app.db
     .insertInto('app_routes')
-    .values({ id: routeId, session_id: session.id, kernel_id: kernel.id, app: appName, protocol: definition.protocol === 'tcp' ? 'tcp' : 'http', host_port: hostPort, user_uuid: userId })
+    .values({ id: routeId, session_id: session.id, kernel_id: kernel.id, app: launch.name, protocol: launch.protocol, host_port: hostPort, user_uuid: userId })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const argv = definition.argv!.map((part) => part.replaceAll('{port}', String(hostPort)).replaceAll('{base_url}', appBasePath(routeId)));
-  for (const [name, value] of Object.entries(options.arguments ?? {})) {
-    if (value === null) argv.push(name);
-    else for (const v of Array.isArray(value) ? value : [value]) argv.push(name, v);
-  }
   try {
-    await agent.startApp(kernel.id, { name: appName, argv, env: options.envs ?? {} });
-    await waitForPort(hostPort, START_TIMEOUT_MS, () => agent.isAlive(kernel.id));
+    await agent.startApp(kernel.id, { name: launch.name, argv: launch.argv(hostPort, appBasePath(routeId)), env: launch.env(hostPort) });
+    if (launch.waitMs > 0) await waitForPort(hostPort, launch.waitMs, () => agent.isAlive(kernel.id));
   } catch (err) {
     await app.db.deleteFrom('app_routes').where('id', '=', routeId).execute();
-    await agent.stopApp(kernel.id, appName).catch(() => undefined);
-    throw new Problem('internal-server-error', `The app ${appName} failed to start: ${err instanceof Error ? err.message : String(err)}`, { app: appName });
+    if (agent.isAlive(kernel.id)) await agent.stopApp(kernel.id, launch.name).catch(() => undefined);
+    throw err;
   }
-  await recordHostPort(app, kernel.id, definition, hostPort);
   return route;
 }
 

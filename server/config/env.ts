@@ -26,6 +26,8 @@ export interface BerthSettings {
   appProxyUrl?: string;
   /** Wildcard-subdomain mode: apps at https://<route>.<domain> (BERTH_APP_DOMAIN, e.g. apps.example.com). */
   appDomain?: string;
+  /** How often the model-service scaler runs (BERTH_SERVICE_SCALE_INTERVAL, seconds; default 10). */
+  serviceScaleIntervalMs: number;
 }
 
 function port(value: string | undefined, fallback: number): number {
@@ -40,6 +42,13 @@ function portRange(text: string): [number, number] {
   const [low, high] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
   if (!(low >= 1024 && high <= 65535 && low <= high)) throw new Error(`invalid port range: ${text}`);
   return [low, high];
+}
+
+function seconds(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`invalid interval: ${value}`);
+  return n;
 }
 
 function flag(value: string | undefined): boolean {
@@ -66,5 +75,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSetting
     appPortRange: portRange(env.BERTH_APP_PORT_RANGE || '30000-30999'),
     appProxyUrl: env.BERTH_APP_PROXY_URL || undefined,
     appDomain: env.BERTH_APP_DOMAIN || undefined,
+    serviceScaleIntervalMs: seconds(env.BERTH_SERVICE_SCALE_INTERVAL, 10) * 1000,
   };
 }

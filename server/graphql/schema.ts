@@ -19,6 +19,7 @@ import { containerRegistryResolvers, containerRegistryTypeDefs } from './contain
 import { imageResolvers, imageTypeDefs } from './images';
 import { imageMutationResolvers, imageMutationTypeDefs } from './image-mutations';
 import { sessionResolvers, sessionTypeDefs } from './sessions';
+import { endpointResolvers, endpointTypeDefs } from './endpoints';
 import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
 
 /** The roots; each family extends them. */
@@ -41,6 +42,7 @@ const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: imageTypeDefs, resolvers: imageResolvers },
   { typeDefs: imageMutationTypeDefs, resolvers: imageMutationResolvers },
   { typeDefs: sessionTypeDefs, resolvers: sessionResolvers },
+  { typeDefs: endpointTypeDefs, resolvers: endpointResolvers },
 ];
 
 export const FROZEN_MESSAGE = 'server-frozen: the manager is frozen for maintenance; mutations are refused until it runs again.';

@@ -78,9 +78,7 @@ export function servicePortsOf(image: Image): Record<string, unknown>[] {
 
 export async function createSession(app: App, caller: Principal, input: CreateSessionInput): Promise<CreateSessionResult> {
   const owner = await actingAs(app, caller, input.ownerAccessKey);
-  if (input.name.length < 4 || input.name.length > 64 || !NAME_RULE.test(input.name) || /[^\x00-\x7f]/.test(input.name)) {
-    throw badRequest('The session name must be 4–64 ASCII letters, digits, _, . or -, starting and ending with a letter, digit or _.', { name: 'invalid session name' });
-  }
+  checkSessionName(input.name);
   const image = await resolveImage(app, input.image);
 
   const existing = await liveSessionNamed(app, owner.accessKey, input.name);
@@ -162,6 +160,24 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;
   return { sessionId, sessionName: input.name, status, servicePorts: servicePortsOf(image), created: true };
+}
+
+function checkSessionName(name: string): void {
+  if (name.length < 4 || name.length > 64 || !NAME_RULE.test(name) || /[^\x00-\x7f]/.test(name)) {
+    throw badRequest('The session name must be 4–64 ASCII letters, digits, _, . or -, starting and ending with a letter, digit or _.', { name: 'invalid session name' });
+  }
+}
+
+/**
+ * Every check POST /session makes, without storing anything: model services validate their sessions' request
+ * with it when the service is created. Answers the owner and the resolved image.
+ */
+export async function checkCreateSession(app: App, caller: Principal, input: CreateSessionInput): Promise<{ owner: Principal; image: Image; groupId: string; scalingGroup: string }> {
+  const owner = await actingAs(app, caller, input.ownerAccessKey);
+  checkSessionName(input.name);
+  const image = await resolveImage(app, input.image);
+  const prepared = await validate(app, caller, owner, input, image);
+  return { owner, image, groupId: prepared.groupId, scalingGroup: prepared.scalingGroup };
 }
 
 async function liveSessionNamed(app: App, accessKey: string, name: string): Promise<Session | undefined> {

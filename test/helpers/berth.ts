@@ -13,6 +13,7 @@ import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { json } from '../../server/db';
 import { terminateAllSessions } from '../../server/manager/sessions';
+import { stopServiceScaler } from '../../server/services/scaler';
 import type { UserRole } from '../../server/auth/principal';
 
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -107,7 +108,8 @@ export async function startTestBerth(overrides: Partial<BerthSettings> = {}, opt
     },
     async stop() {
       admin.close();
-      // Sandboxes outlive a manager by design; a test's must not outlive the test.
+      // Sandboxes outlive a manager by design; a test's must not outlive the test (nor be replaced by the scaler).
+      await stopServiceScaler(berth.app);
       await terminateAllSessions(berth.app);
       await berth.stop();
       await database?.drop();

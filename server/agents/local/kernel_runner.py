@@ -387,9 +387,24 @@ def serve_app_stop(channel, request):
     channel.send({'t': 'app-stopped', 'stopped': process is not None})
 
 
-def serve_apps(channel, _request):
+def app_output(name, limit):
+    # Read inside the sandbox, as the kernel's user: whatever the log path points to, nothing outside is readable.
+    try:
+        with open(os.path.join(STATE_DIR, 'apps', f'{name}.log'), 'rb') as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - limit))
+            return f.read().decode('utf-8', 'replace')
+    except OSError:
+        return ''
+
+
+def serve_apps(channel, request):
+    tail = int(request.get('tail') or 0)
     with apps_lock:
-        listing = {name: {'pid': p.pid, 'alive': p.poll() is None} for name, p in apps.items()}
+        listing = {name: {'pid': p.pid, 'alive': p.poll() is None, 'exitCode': p.returncode} for name, p in apps.items()}
+    if tail > 0:
+        for name, entry in listing.items():
+            entry['output'] = app_output(name, min(tail, 65536))
     channel.send({'t': 'apps', 'apps': listing})
 
 

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Agent, ExecRequest, KernelExit, KernelInfo, KernelSpec } from '../agent';
+import type { Agent, AppStatus, ExecRequest, KernelExit, KernelInfo, KernelSpec } from '../agent';
 import { detectCgroups, KernelCgroup } from './cgroups';
 import { askRunner, connectRunner, type RunnerConnection } from './runner-client';
 import { sandboxArgv } from './sandbox';
@@ -34,6 +34,7 @@ interface KernelRecord {
 }
 
 const LOG_TAIL_BYTES = 1024 * 1024;
+const APP_OUTPUT_TAIL_BYTES = 4096;
 
 export class LocalAgent implements Agent {
   readonly id: string;
@@ -244,6 +245,13 @@ export class LocalAgent implements Agent {
   async stopApp(kernelId: string, name: string): Promise<boolean> {
     const answer = await askRunner(this.requireSocket(kernelId), { op: 'app-stop', name }, 'app-stopped');
     return Boolean(answer.stopped);
+  }
+
+  async appStatus(kernelId: string, name: string): Promise<AppStatus | null> {
+    const answer = await askRunner(this.requireSocket(kernelId), { op: 'apps', tail: APP_OUTPUT_TAIL_BYTES }, 'apps');
+    const entry = (answer.apps as Record<string, { alive: boolean; exitCode?: number | null; output?: string }> | undefined)?.[name];
+    if (!entry) return null;
+    return { alive: entry.alive, exitCode: entry.exitCode ?? null, output: entry.output ?? '' };
   }
 
   async logs(kernelId: string): Promise<string> {

@@ -7,6 +7,7 @@ import { login, logout, version, whoami } from './account';
 import { config } from './config';
 import { events, session } from './sessions';
 import { folder } from './folders';
+import { service } from './services';
 
 const USAGE = `Usage: berth <command> [options]
 
@@ -39,6 +40,11 @@ const USAGE = `Usage: berth <command> [options]
   folder accept INV_ID             accept an invitation
   folder clone NAME TARGET [--cloneable]   copy a cloneable folder, waits until done
   folder delete NAME               move a folder to the trash
+  service create NAME --model FOLDER [--mount /home/work/model] [--replicas N] [--image python]
+                      [--startup-command CMD] [--definition-path FILE] [--public] [--cpu N] [--mem SIZE] [--env K=V]...
+  service list | info ID | errors ID | clear-errors ID | delete ID
+  service scale ID COUNT           set the number of sessions
+  service token ID [--duration 30d]   a token for the service's endpoint
   request METHOD PATH [JSON]       any signed request; prints the JSON answer
 
 Environment: BERTH_ENDPOINT (default http://127.0.0.1:8081), BERTH_ACCESS_KEY, BERTH_SECRET_KEY,
@@ -63,6 +69,8 @@ async function run(argv: string[]): Promise<unknown> {
       return events(rest);
     case 'folder':
       return folder(rest);
+    case 'service':
+      return service(rest);
     case 'request': {
       const [method, requestPath, body] = rest;
       if (!method || !requestPath) throw new UsageError('request needs METHOD and PATH');

@@ -7,6 +7,7 @@ import * as m0004 from './0004_sessions';
 import * as m0005 from './0005_agent_heartbeats';
 import * as m0006 from './0006_vfolders';
 import * as m0007 from './0007_app_routes';
+import * as m0008 from './0008_services';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_agent_heartbeats': m0005,
   '0006_vfolders': m0006,
   '0007_app_routes': m0007,
+  '0008_services': m0008,
 };

@@ -1,0 +1,136 @@
+/** §Model services: create, inspect, scale, route, token and destroy model services (CONTRACT §13). */
+import { z } from 'zod';
+import { route } from '../http/route';
+import { bool, int } from '../http/params';
+import { fold, CONFIG_ALIASES } from '../sessions/inputs';
+import { createService } from '../services/create';
+import { listServices } from '../services/list';
+import { findService } from '../services/access';
+import { serveInfo } from '../services/shapes';
+import { destroyService } from '../services/destroy';
+import { serviceErrors } from '../services/errors';
+import { clearServiceErrors } from '../services/clear-errors';
+import { scaleService } from '../services/scale';
+import { syncService } from '../services/sync';
+import { updateRoute } from '../services/update-route';
+import { removeServiceRoute } from '../services/remove-route';
+import { issueServiceToken } from '../services/tokens';
+
+const SERVICE_ALIASES: Record<string, string[]> = {
+  name: ['service_name'],
+  desired_session_count: ['desiredSessionCount', 'replicas'],
+  image: ['lang'],
+  arch: ['architecture'],
+  group: ['group_name', 'groupName'],
+  domain: ['domain_name', 'domainName'],
+  cluster_size: ['clusterSize'],
+  cluster_mode: ['clusterMode'],
+  startup_command: ['startupCommand'],
+  bootstrap_script: ['bootstrapScript'],
+  callback_url: ['callbackUrl', 'callbackURL'],
+  open_to_public: ['openToPublic'],
+};
+
+const extraMount = z.object({
+  permission: z.enum(['ro', 'rw', 'wd']).optional(),
+  type: z.string().optional(),
+  mount_destination: z.string().min(1).nullish(),
+});
+
+const createSchema = z.preprocess(
+  (v) => fold(SERVICE_ALIASES, v),
+  z.object({
+    name: z.string().min(1),
+    desired_session_count: int().pipe(z.number().min(0, 'must be ≥ 0')),
+    image: z.string().min(1),
+    arch: z.string().min(1).optional(),
+    group: z.string().min(1).default('default'),
+    domain: z.string().min(1).optional(),
+    cluster_size: int().pipe(z.number().min(1, 'must be at least 1').max(64)).default(1),
+    cluster_mode: z.enum(['single-node', 'multi-node']).default('single-node'),
+    tag: z.string().nullish(),
+    startup_command: z.string().nullish(),
+    bootstrap_script: z.string().nullish(),
+    callback_url: z.url().nullish(),
+    owner_access_key: z.string().nullish(),
+    open_to_public: bool().default(false),
+    runtime_variant: z.enum(['custom', 'vllm', 'nim', 'cmd']).default('custom'),
+    config: z.preprocess(
+      (v) => fold(CONFIG_ALIASES, v),
+      z.object({
+        model: z.string().min(1),
+        model_version: z.union([z.string(), z.number()]).nullish(),
+        model_mount_destination: z.string().min(1),
+        model_definition_path: z.string().min(1).nullish(),
+        environ: z.record(z.string(), z.string()).optional(),
+        scaling_group: z.string().min(1).optional(),
+        resources: z.record(z.string(), z.union([z.number(), z.string()])).optional(),
+        resource_opts: z.record(z.string(), z.unknown()).optional(),
+        extra_mounts: z.record(z.string(), extraMount).optional(),
+      }),
+    ),
+  }),
+);
+
+const byId = z.object({ service_id: z.string().min(1) });
+const lookup = (ctx: { app: any; principal: any; input: { service_id: string } }) => findService(ctx.app, ctx.principal, ctx.input.service_id);
+
+export const serviceRoutes = [
+  route({
+    method: 'GET', path: '/services', privilege: 'user', status: 'FROZEN', input: z.object({ name: z.string().nullish() }),
+    summary: "The caller's model services",
+    handler: ({ app, principal, input }) => listServices(app, principal, input.name),
+  }),
+  route({
+    method: 'POST', path: '/services', privilege: 'user', status: 'RUNNING', input: createSchema,
+    summary: 'Create a model service (its inference sessions are started by the scaler)',
+    handler: ({ app, principal, input }) => createService(app, principal, input),
+  }),
+  route({
+    method: 'GET', path: '/services/:service_id', privilege: 'user', status: 'FROZEN', input: byId,
+    summary: 'A model service (ServeInfo)',
+    handler: async (ctx) => serveInfo(ctx.app, await lookup(ctx)),
+  }),
+  route({
+    method: 'DELETE', path: '/services/:service_id', privilege: 'user', status: 'FROZEN', input: byId,
+    summary: 'Destroy a model service (its routes drain, then it is destroyed)',
+    handler: async (ctx) => destroyService(ctx.app, await lookup(ctx)),
+  }),
+  route({
+    method: 'GET', path: '/services/:service_id/errors', privilege: 'user', status: 'FROZEN', input: byId,
+    summary: 'Failed routes of the service and its retry count',
+    handler: async (ctx) => serviceErrors(ctx.app, await lookup(ctx)),
+  }),
+  route({
+    method: 'POST', path: '/services/:service_id/errors/clear', privilege: 'user', status: 'FROZEN', input: byId,
+    summary: 'Forget failed routes and reset retries',
+    handler: async (ctx) => clearServiceErrors(ctx.app, await lookup(ctx)),
+  }),
+  route({
+    method: 'POST', path: '/services/:service_id/scale', privilege: 'user', status: 'FROZEN', input: byId.extend({ to: int() }),
+    summary: 'Set the desired number of sessions',
+    handler: async (ctx) => scaleService(ctx.app, await lookup(ctx), ctx.input.to),
+  }),
+  route({
+    method: 'POST', path: '/services/:service_id/sync', privilege: 'user', status: 'FROZEN', input: byId,
+    summary: 'Push the healthy route table to the app proxy again',
+    handler: async (ctx) => syncService(ctx.app, await lookup(ctx)),
+  }),
+  route({
+    method: 'PUT', path: '/services/:service_id/routings/:route_id', privilege: 'user', status: 'FROZEN',
+    input: byId.extend({ route_id: z.string().min(1), traffic_ratio: z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number().min(0, 'must be ≥ 0').max(1e6)) }),
+    summary: "Set a route's traffic ratio",
+    handler: async (ctx) => updateRoute(ctx.app, await lookup(ctx), ctx.input.route_id, ctx.input.traffic_ratio),
+  }),
+  route({
+    method: 'DELETE', path: '/services/:service_id/routings/:route_id', privilege: 'user', status: 'FROZEN', input: byId.extend({ route_id: z.string().min(1) }),
+    summary: 'Remove a route (the desired count drops by one)',
+    handler: async (ctx) => removeServiceRoute(ctx.app, await lookup(ctx), ctx.input.route_id),
+  }),
+  route({
+    method: 'POST', path: '/services/:service_id/token', privilege: 'user', status: 'FROZEN',
+    input: byId.extend({ duration: z.string().nullish(), valid_until: z.preprocess((v) => (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v), z.number().nullish()) }),
+    summary: "A token for calling the service's endpoint",
+    handler: async (ctx) => issueServiceToken(ctx.app, ctx.principal, await lookup(ctx), ctx.input),
+  }),
+];

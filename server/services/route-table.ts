@@ -1,0 +1,80 @@
+/**
+ * The healthy routes of each service as the app proxy sees them (CONTRACT §13:
+ * `[{session_id, kernel_host, kernel_port, traffic_ratio}]`), cached briefly and dropped at once when the scaler,
+ * a health change or POST /services/{id}/sync says the table changed. The proxy picks a route in proportion to
+ * `traffic_ratio`.
+ */
+import type { App } from '../app';
+
+const TTL_MS = 2_000;
+
+export interface ServiceRoute {
+  route_id: string;
+  session_id: string;
+  kernel_host: string;
+  kernel_port: number;
+  traffic_ratio: number;
+}
+
+export interface ServiceTable {
+  endpointId: string;
+  openToPublic: boolean;
+  routes: ServiceRoute[];
+}
+
+export class ServiceRouteTable {
+  private readonly entries = new Map<string, { table: ServiceTable | null; expires: number }>();
+
+  constructor(private readonly app: App) {}
+
+  invalidate(endpointId?: string): void {
+    if (endpointId) this.entries.delete(endpointId);
+    else this.entries.clear();
+  }
+
+  /** The live service and its healthy routes; null when there is no such live service. */
+  async get(endpointId: string): Promise<ServiceTable | null> {
+    const hit = this.entries.get(endpointId);
+    if (hit && hit.expires > Date.now()) return hit.table;
+    const now = Date.now();
+    const endpoint = await this.app.db.selectFrom('endpoints').select(['id', 'open_to_public']).where('id', '=', endpointId).where('lifecycle_stage', '=', 'created').executeTakeFirst();
+    let table: ServiceTable | null = null;
+    if (endpoint) {
+      const rows = await this.app.db
+        .selectFrom('routings')
+        .select(['id', 'session_id', 'host_port', 'traffic_ratio'])
+        .where('endpoint_id', '=', endpointId)
+        .where('status', '=', 'healthy')
+        .where('host_port', 'is not', null)
+        .execute();
+      table = {
+        endpointId,
+        openToPublic: endpoint.open_to_public,
+        routes: rows.map((r) => ({ route_id: r.id, session_id: r.session_id ?? '', kernel_host: '127.0.0.1', kernel_port: r.host_port!, traffic_ratio: Number(r.traffic_ratio) })),
+      };
+    }
+    if (this.entries.size > 10_000) this.entries.clear();
+    this.entries.set(endpointId, { table, expires: now + TTL_MS });
+    return table;
+  }
+}
+
+/** A route chosen in proportion to traffic_ratio (routes at 0 get nothing); null when none takes traffic. */
+export function pickRoute(routes: ServiceRoute[], random = Math.random()): ServiceRoute | null {
+  const total = routes.reduce((sum, r) => sum + Math.max(0, r.traffic_ratio), 0);
+  if (total <= 0) return null;
+  let point = random * total;
+  for (const route of routes) {
+    point -= Math.max(0, route.traffic_ratio);
+    if (point < 0) return route;
+  }
+  return routes.filter((r) => r.traffic_ratio > 0).at(-1) ?? null;
+}
+
+const tables = new WeakMap<App, ServiceRouteTable>();
+
+export function routeTableOf(app: App): ServiceRouteTable {
+  let table = tables.get(app);
+  if (!table) tables.set(app, (table = new ServiceRouteTable(app)));
+  return table;
+}
