@@ -91,7 +91,8 @@ describe('npm start on the embedded defaults', () => {
     expect(presets.presets.map((p: { name: string }) => p.name).sort()).toEqual(['large', 'medium', 'small']);
     again.close();
     expect(await stop(second.child)).toBe(0);
-  });
+    // Two full starts of a real process: generous room for a busy machine (a limit, not a measurement).
+  }, 120_000);
 });
 
 describe('the credentials file', () => {
