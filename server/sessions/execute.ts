@@ -47,8 +47,12 @@ class Run {
 
   private push(entry: Entry): void {
     if (this.finished) return;
-    if (entry.kind === 'status' && entry.status === 'finished') this.finished = true;
     this.entries.push(entry);
+    if (entry.kind === 'status' && entry.status === 'finished') {
+      // The run is over even if no client collects the rest: let go of the runner so the next run gets its turn.
+      this.finished = true;
+      this.connection.close();
+    }
     this.wake?.();
   }
 

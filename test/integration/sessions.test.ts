@@ -138,6 +138,14 @@ describe('code execution', () => {
     expect(res.result.completions).toContain('berth_value');
   });
 
+  it('a finished run whose result nobody collects does not hold up the next run', async () => {
+    const left = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'batch', runId: 'left-behind', code: '', options: { build: 'exit 2', exec: 'echo never' } } })).result;
+    expect(left).toMatchObject({ status: 'build-finished', exitCode: 2 });
+    // The run goes on to finish (127: the build failed) but its client never calls continue.
+    const next = await run(alice, name, 'print("next")');
+    expect(next).toMatchObject({ status: 'finished', exitCode: 0, console: [['stdout', 'next\n']] });
+  });
+
   it('refuses an unknown mode and a continue without runId with 400', async () => {
     expect((await alice.client.request('POST', `/session/${name}`, { body: { mode: 'dance', runId: null, code: '' } })).status).toBe(400);
     expect((await alice.client.request('POST', `/session/${name}`, { body: { mode: 'continue', runId: null, code: '' } })).status).toBe(400);
@@ -256,6 +264,30 @@ describe('GET /events/session', () => {
     stream.close();
     expect(stream.events.every((e) => e.data.sessionName !== name)).toBe(true);
     await bob.client.call('DELETE', `/session/${mine}`);
+  });
+
+  it('a destroyed queued session announces kernel_cancelled and session_cancelled', async () => {
+    const name = uniqueName('cancel');
+    const stream = await openEventStream(t.url, alice, '/events/session', { name });
+    const queued = (await create(alice, { name, image: 'shell', type: 'batch', startupCommand: 'true', starts_at: '1h', enqueueOnly: true })).json();
+    await alice.client.call('DELETE', `/session/${queued.sessionId}`);
+    await stream.next((e) => e.event === 'session_cancelled');
+    const kernelCancelled = await stream.next((e) => e.event === 'kernel_cancelled');
+    stream.close();
+    expect(kernelCancelled.data).toMatchObject({ sessionId: queued.sessionId, reason: 'user-requested', clusterRole: 'main', clusterIdx: 1, kernelId: expect.any(String) });
+  });
+
+  it('a batch session\'s exit code is on kernel_terminating, kernel_terminated and session_failure, each sent once', async () => {
+    const name = uniqueName('exitcode');
+    const stream = await openEventStream(t.url, alice, '/events/session', { name });
+    await create(alice, { name, image: 'shell', type: 'batch', startupCommand: 'exit 7' });
+    await stream.next((e) => e.event === 'session_failure');
+    stream.close();
+    const of = (event: string) => stream.events.filter((e) => e.event === event);
+    expect(of('kernel_terminating')).toHaveLength(1);
+    expect(of('kernel_terminating')[0].data.exitCode).toBe(7);
+    expect(of('kernel_terminated')[0].data.exitCode).toBe(7);
+    expect(of('session_failure')[0].data).toMatchObject({ exitCode: 7, reason: 'task-failed' });
   });
 
   it('refuses another user\'s ownerAccessKey with 403 and an unknown project with 404', async () => {
