@@ -10,6 +10,7 @@ import { json } from '../db';
 import { Problem, badRequest, notFound } from '../http/problem';
 import { mainKernel } from '../sessions/execute';
 import { allocatePort, waitForPort } from './ports';
+import { appsOf } from './intrinsic';
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -26,7 +27,7 @@ export function appBasePath(routeId: string): string {
 /** The image's definition of `appName`, checked against the options (§11.1 errors). */
 export async function servicePortFor(app: App, session: Session, appName: string, options: StartAppOptions): Promise<ServicePort> {
   const image = await app.db.selectFrom('images').select(['service_ports']).where('id', '=', session.image_id).executeTakeFirstOrThrow();
-  const port = image.service_ports.find((p) => p.name === appName);
+  const port = appsOf(image).find((p) => p.name === appName);
   if (!port) throw notFound('No such app service.', `The image offers no app named "${appName}".`);
   if (session.session_type === 'inference') throw badRequest('Apps cannot be started in inference sessions.');
   if (options.port !== undefined && !port.ports.includes(options.port)) throw badRequest(`The app ${appName} does not offer port ${options.port}.`, { port: 'not offered' });

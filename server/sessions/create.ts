@@ -18,6 +18,7 @@ import { parseDuration } from '../util/duration';
 import { findSession } from './access';
 import { LIVE } from './states';
 import { publishSessionEvent } from './transition';
+import { appsOf } from '../apps/intrinsic';
 
 export interface CreateSessionInput {
   name: string;
@@ -65,8 +66,9 @@ export interface CreateSessionResult {
 const MAX_WAIT_SECONDS = 3600;
 const NAME_RULE = /^\w[\w.-]*\w$/;
 
+/** The session's apps in the compact form of CONTRACT §7.1: the image's and the intrinsic ones. */
 export function servicePortsOf(image: Image): Record<string, unknown>[] {
-  return image.service_ports.map((p) => ({
+  return appsOf(image).map((p) => ({
     name: p.name,
     protocol: p.protocol,
     ports: p.ports,

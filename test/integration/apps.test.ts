@@ -47,6 +47,39 @@ describe('apps', () => {
     expect(apps).toContainEqual(expect.objectContaining({ name: 'jupyter', protocol: 'http', ports: [8080] }));
   });
 
+  it('every session offers the ttyd web terminal (CONTRACT §11.4): listed, served through the proxy, a shell over its WebSocket', async () => {
+    const shell = (await alice.client.call('POST', '/session', { body: { name: 'apps-ttyd', image: 'shell' } }));
+    expect(shell.servicePorts).toContainEqual(expect.objectContaining({ name: 'ttyd', protocol: 'http', ports: [7681] }));
+    expect(await alice.client.call('GET', `/stream/session/${name}/apps`)).toContainEqual(expect.objectContaining({ name: 'ttyd', protocol: 'http', ports: [7681] }));
+    const started = await alice.client.call('POST', '/session/apps-ttyd/start-service', { body: { app: 'ttyd' } });
+    const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${shell.sessionId}/add?app=ttyd`)).body);
+    const auth = await get(added.url);
+    const cookie = String(auth.headers['set-cookie']![0]).split(';')[0];
+    const base = auth.headers.location!;
+    const page = await get(base, { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(JSON.parse((await get(`${base}token`, { Cookie: cookie })).body)).toEqual({ token: '' });
+    const ws = new WebSocket(`${base.replace('http', 'ws')}ws`, ['tty'], { headers: { Cookie: cookie } });
+    let output = '';
+    const answered = new Promise<void>((resolve) => {
+      ws.on('message', (data: Buffer) => {
+        if (data[0] === 0x30) output += data.subarray(1).toString();
+        if (output.includes('ttyd-says-42')) resolve();
+      });
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    expect(ws.protocol).toBe('tty');
+    ws.send(JSON.stringify({ AuthToken: '', columns: 80, rows: 24 }));
+    ws.send(Buffer.from('0echo ttyd-says-$((6*7))\n'));
+    await answered;
+    ws.close();
+    await alice.client.call('DELETE', '/session/apps-ttyd');
+  });
+
   it('start-service answers a token and the app proxy address; the token buys a cookie and Jupyter answers through it', async () => {
     const { started, added, auth, cookie, base } = await openApp();
     expect(started.wsproxy_addr).toBe(t.berth.appsUrl);
