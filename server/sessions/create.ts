@@ -18,7 +18,7 @@ import { parseDuration } from '../util/duration';
 import { findSession } from './access';
 import { LIVE } from './states';
 import { publishSessionEvent } from './transition';
-import { appsOf } from '../apps/intrinsic';
+import { appsOf, compactServicePorts, preopenPorts, sessionApps, withPreopen } from '../apps/session-apps';
 
 export interface CreateSessionInput {
   name: string;
@@ -39,6 +39,7 @@ export interface CreateSessionInput {
     scaling_group?: string;
     resource_opts?: Record<string, unknown>;
     agent_list?: string[];
+    preopen_ports?: number[];
   };
   tag?: string;
   priority: number;
@@ -65,18 +66,6 @@ export interface CreateSessionResult {
 
 const MAX_WAIT_SECONDS = 3600;
 const NAME_RULE = /^\w[\w.-]*\w$/;
-
-/** The session's apps in the compact form of CONTRACT §7.1: the image's and the intrinsic ones. */
-export function servicePortsOf(image: Image): Record<string, unknown>[] {
-  return appsOf(image).map((p) => ({
-    name: p.name,
-    protocol: p.protocol,
-    ports: p.ports,
-    url_template: p.url_template ?? null,
-    allowed_arguments: p.allowed_arguments ?? null,
-    allowed_envs: p.allowed_envs ?? null,
-  }));
-}
 
 export async function createSession(app: App, caller: Principal, input: CreateSessionInput): Promise<CreateSessionResult> {
   const owner = await actingAs(app, caller, input.ownerAccessKey);
@@ -141,7 +130,7 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
             status_history: json({ PENDING: now.toISOString() }),
             status_data: json({}),
             occupied_slots: json({}),
-            service_ports: json([]),
+            service_ports: json(preopenPorts(input.config.preopen_ports)),
             last_stat: json(null),
           })),
         )
@@ -163,19 +152,19 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   app.triggerScheduler();
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;
-  return { sessionId, sessionName: input.name, status, servicePorts: servicePortsOf(image), created: true };
+  return { sessionId, sessionName: input.name, status, servicePorts: compactServicePorts(withPreopen(appsOf(image), preopenPorts(input.config.preopen_ports))), created: true };
 }
 
 async function liveSessionNamed(app: App, accessKey: string, name: string): Promise<Session | undefined> {
   return app.db.selectFrom('sessions').selectAll().where('access_key', '=', accessKey).where('name', '=', name).where('status', 'in', [...LIVE]).executeTakeFirst();
 }
 
-function reuseOrRefuse(app: App, existing: Session, image: Image, reuse: boolean): CreateSessionResult {
+async function reuseOrRefuse(app: App, existing: Session, image: Image, reuse: boolean): Promise<CreateSessionResult> {
   if (!reuse || existing.image_id !== image.id) {
     throw new Problem('session-already-exists', `A session named "${existing.name}" already exists.`, { existingSessionId: existing.id });
   }
-  const ports = servicePortsOf(image);
-  return { sessionId: existing.id, sessionName: existing.name, status: existing.status, servicePorts: ports, created: false, service_ports: image.service_ports };
+  const apps = await sessionApps(app, existing);
+  return { sessionId: existing.id, sessionName: existing.name, status: existing.status, servicePorts: compactServicePorts(apps), created: false, service_ports: apps.map(({ argv: _, ...p }) => p) };
 }
 
 /** Resolves once the session starts or fails to, or says TIMEOUT when maxWaitSeconds passes first. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { KernelMount } from '../agent';
 
 export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
-/** The `ttyd` app (../../apps/intrinsic), next to the runner on the host. */
+/** The `ttyd` app (../../apps/session-apps), next to the runner on the host. */
 export const WEB_TERMINAL_IN_SANDBOX = '/opt/berth/web_terminal.py';
 export const RUN_DIR_IN_SANDBOX = '/run/berth';
 export const SOCKET_IN_SANDBOX = `${RUN_DIR_IN_SANDBOX}/kernel.sock`;
