@@ -53,6 +53,8 @@ export interface CreateSessionInput {
   callbackUrl?: string;
   ownerAccessKey?: string;
   batchTimeout?: number;
+  /** The role of each kernel, main first (cluster templates); by default `main` then `sub`. */
+  roles?: string[];
 }
 
 export interface CreateSessionResult {
@@ -120,12 +122,12 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
       await trx
         .insertInto('kernels')
         .values(
-          Array.from({ length: input.clusterSize }, (_, i) => ({
+          kernelPlaces(input.clusterSize, input.roles).map((place) => ({
             id: randomUUID(),
             session_id: sessionId,
-            cluster_role: i === 0 ? 'main' : 'sub',
-            cluster_idx: i === 0 ? 1 : i,
-            cluster_hostname: i === 0 ? 'main1' : `sub${i}`,
+            cluster_role: place.role,
+            cluster_idx: place.idx,
+            cluster_hostname: place.hostname,
             status: 'PENDING',
             status_history: json({ PENDING: now.toISOString() }),
             status_data: json({}),
@@ -153,6 +155,18 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;
   return { sessionId, sessionName: input.name, status, servicePorts: compactServicePorts(withPreopen(appsOf(image), preopenPorts(input.config.preopen_ports))), created: true };
+}
+
+/** Role, index within the role (from 1) and hostname (`main1`, `sub1`, `sub2`, `worker1`, …) of each kernel. */
+function kernelPlaces(size: number, roles?: string[]): { role: string; idx: number; hostname: string }[] {
+  const list = roles?.length === size ? roles : ['main', ...Array<string>(size - 1).fill('sub')];
+  const counts = new Map<string, number>();
+  return list.map((role) => {
+    const idx = (counts.get(role) ?? 0) + 1;
+    counts.set(role, idx);
+    const label = role.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'node';
+    return { role, idx, hostname: `${label}${idx}` };
+  });
 }
 
 async function liveSessionNamed(app: App, accessKey: string, name: string): Promise<Session | undefined> {
