@@ -67,6 +67,7 @@ export interface CreateSessionResult {
 }
 
 const MAX_WAIT_SECONDS = 3600;
+const DEFAULT_SHMEM = 64 * 1024 * 1024;
 const NAME_RULE = /^\w[\w.-]*\w$/;
 
 export async function createSession(app: App, caller: Principal, input: CreateSessionInput): Promise<CreateSessionResult> {
@@ -108,7 +109,7 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
           requested_slots: json(format(prepared.sessionSlots)),
           occupying_slots: json({}),
           environ: json(input.config.environ ?? {}),
-          resource_opts: json(input.config.resource_opts ?? {}),
+          resource_opts: json(prepared.resourceOpts),
           mounts: json(prepared.mounts),
           agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
           startup_command: input.startupCommand ?? null,
@@ -203,6 +204,7 @@ interface Prepared {
   startsAt: Date | null;
   dependencies: string[];
   mounts: SessionMount[];
+  resourceOpts: Record<string, unknown>;
 }
 
 async function validate(app: App, caller: Principal, owner: Principal, input: CreateSessionInput, image: Image): Promise<Prepared> {
@@ -262,7 +264,14 @@ async function validate(app: App, caller: Principal, owner: Principal, input: Cr
       throw badRequest(`No such session to depend on: ${reference}`, { dependencies: 'unknown session' });
     }
   }
-  return { groupId: group.id, scalingGroup, sessionSlots, startsAt, dependencies, mounts };
+  return { groupId: group.id, scalingGroup, sessionSlots, startsAt, dependencies, mounts, resourceOpts: resourceOptions(input.config.resource_opts ?? {}) };
+}
+
+/** resource_opts with `shmem` in bytes as a decimal string (CONTRACT §7.2), 64 MiB unless given. */
+function resourceOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const shmem = parseAmount(options.shmem ?? DEFAULT_SHMEM);
+  if (!Number.isFinite(shmem) || shmem < 0) throw badRequest('resource_opts.shmem must be a binary size such as 64m.', { 'resource_opts.shmem': 'invalid size' });
+  return { ...options, shmem: formatAmount(Math.floor(shmem)) };
 }
 
 /** Slots of one kernel: the request over the image's minimum, every amount positive and known. */

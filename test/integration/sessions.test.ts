@@ -43,6 +43,7 @@ describe('POST /session', () => {
     const info = await alice.client.call('GET', `/session/${name}`);
     expect(info).toMatchObject({ status: 'RUNNING', image: 'berth/python:3.11', domainName: 'default', userId: alice.uuid });
     expect(info.occupiedSlots).toEqual({ cpu: '0.5', mem: String(256 * 1024 * 1024) });
+    expect(info.resourceOpts).toEqual({ shmem: String(64 * 1024 * 1024) });
     await alice.client.call('DELETE', `/session/${name}`);
   });
 
@@ -57,6 +58,13 @@ describe('POST /session', () => {
     const refused = await create(alice, { name, reuseIfExists: false });
     expect(refused.status).toBe(400);
     await alice.client.call('DELETE', `/session/${name}`);
+  });
+
+  it('keeps resource_opts with shmem in bytes as a decimal string', async () => {
+    const res = (await create(alice, { image: 'shell', enqueueOnly: true, config: { resourceOpts: { shmem: '128m' } } })).json();
+    expect((await alice.client.call('GET', `/session/${res.sessionId}`)).resourceOpts).toEqual({ shmem: String(128 * 1024 * 1024) });
+    await waitFor(async () => (await alice.client.call('GET', `/session/${res.sessionId}`)).status === 'RUNNING');
+    await alice.client.call('DELETE', `/session/${res.sessionId}`);
   });
 
   it('enqueueOnly answers PENDING at once with no service ports', async () => {
@@ -79,6 +87,7 @@ describe('POST /session', () => {
     ['an unknown type', { type: 'party' }],
     ['starts_at on an interactive session', { starts_at: '30m' }],
     ['an unknown folder to mount', { config: { mounts: ['nope'] } }],
+    ['a shmem that is no size', { config: { resource_opts: { shmem: 'lots' } } }],
   ])('refuses %s with 400 problem+json and allocates nothing', async (_, body) => {
     const before = await t.app.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const res = await create(alice, body);
