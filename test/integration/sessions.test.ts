@@ -199,6 +199,23 @@ describe('sandbox isolation', () => {
   });
 });
 
+describe('a kernel that cannot start', () => {
+  it('makes the create answer ERROR; the session stays ERROR (failed-to-start) and needs forced=true to destroy', async () => {
+    const name = uniqueName('broken');
+    // The runner's interpreter cannot start without its standard library.
+    const res = (await create(alice, { name, config: { environ: { PYTHONHOME: '/nonexistent' } } })).json();
+    expect(res.status).toBe('ERROR');
+    // The dead sandbox's exit must not turn the failure into a self-termination.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await alice.client.call('GET', `/session/${name}`)).toMatchObject({ status: 'ERROR', statusInfo: 'failed-to-start' });
+    const refused = await alice.client.request('DELETE', `/session/${name}`);
+    expect(refused.status).toBe(403);
+    expect(refused.json().type).toBe('https://errors.berth.dev/generic-forbidden');
+    await alice.client.call('DELETE', `/session/${name}`, { query: { forced: true } });
+    expect(await alice.client.call('GET', `/session/${res.sessionId}`)).toMatchObject({ status: 'TERMINATED', statusInfo: 'force-terminated' });
+  });
+});
+
 describe('ownership', () => {
   it('another user gets 404 for get, execute and destroy; an admin of the domain can see it', async () => {
     const name = uniqueName('own');
