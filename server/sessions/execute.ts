@@ -29,6 +29,8 @@ class Run {
   readonly entries: Entry[] = [];
   private wake: (() => void) | null = null;
   finished = false;
+  /** Set while the run waits for input (the options of its waiting-input), until input is sent. */
+  awaitingInput: Record<string, unknown> | null = null;
 
   constructor(readonly id: string, readonly connection: RunnerConnection) {
     connection.on('event', (event: RunnerEvent) => this.onEvent(event));
@@ -40,7 +42,10 @@ class Run {
 
   private onEvent(event: RunnerEvent): void {
     if (event.t === 'stdout' || event.t === 'stderr') this.push({ kind: 'console', item: [event.t, String(event.d)] });
-    else if (event.t === 'waiting-input') this.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: { is_password: Boolean(event.password) } });
+    else if (event.t === 'waiting-input') {
+      this.awaitingInput = { is_password: Boolean(event.password) };
+      this.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: this.awaitingInput });
+    }
     else if (event.t === 'status') this.push({ kind: 'status', status: event.status, exitCode: Number(event.exitCode), options: null });
     else if (event.t === 'finished') this.push({ kind: 'status', status: 'finished', exitCode: Number(event.exitCode), options: null });
   }
@@ -58,6 +63,10 @@ class Run {
 
   /** Waits for a state change or the flush interval, then hands over what arrived. */
   async collect(flushMs: number): Promise<ExecResult> {
+    if (this.awaitingInput && !this.entries.some((e) => e.kind === 'status')) {
+      // Still waiting for input (a `continue` after waiting-input): say so again rather than `continued`.
+      this.entries.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: this.awaitingInput });
+    }
     if (!this.entries.some((e) => e.kind === 'status')) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, flushMs);
@@ -122,7 +131,10 @@ export class Executions {
     if (request.mode === 'continue' || request.mode === 'input') {
       const run = state.current;
       if (!run || run.id !== request.runId) throw new Problem('invalid-api-params', `No run in progress with runId ${request.runId}.`, { runId: 'unknown run' });
-      if (request.mode === 'input') run.connection.send({ op: 'input', text: request.code });
+      if (request.mode === 'input') {
+        run.awaitingInput = null;
+        run.connection.send({ op: 'input', text: request.code });
+      }
       return this.deliver(session.id, state, run);
     }
 

@@ -122,6 +122,9 @@ describe('code execution', () => {
     const first = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'query', runId: 'ask1', code: 'x = input("name? ")\nprint("hi " + x)' } })).result;
     expect(first).toMatchObject({ runId: 'ask1', status: 'waiting-input', options: { is_password: false } });
     expect(first.console).toEqual([['stdout', 'name? ']]);
+    // A continue while it still waits says waiting-input again (not continued).
+    const again = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'continue', runId: 'ask1', code: '' } })).result;
+    expect(again).toMatchObject({ runId: 'ask1', status: 'waiting-input', options: { is_password: false }, exitCode: null, console: [] });
     const second = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'input', runId: 'ask1', code: 'berth' } })).result;
     expect(second).toMatchObject({ status: 'finished', console: [['stdout', 'hi berth\n']] });
   });
