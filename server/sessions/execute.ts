@@ -10,6 +10,8 @@ import { Problem } from '../http/problem';
 import type { RunnerConnection, RunnerEvent } from '../agents/local/runner-client';
 
 export const FLUSH_MS = 2_000;
+/** CONTRACT §17: records a run buffers before its runner is made to wait for the client to collect them. */
+export const MAX_BUFFERED_RECORDS = 4096;
 
 export type ConsoleItem = [string, unknown];
 
@@ -53,6 +55,7 @@ class Run {
   private push(entry: Entry): void {
     if (this.finished) return;
     this.entries.push(entry);
+    if (this.entries.length >= MAX_BUFFERED_RECORDS) this.connection.pause();
     if (entry.kind === 'status' && entry.status === 'finished') {
       // The run is over even if no client collects the rest: let go of the runner so the next run gets its turn.
       this.finished = true;
@@ -67,10 +70,11 @@ class Run {
       // Still waiting for input (a `continue` after waiting-input): say so again rather than `continued`.
       this.entries.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: this.awaitingInput });
     }
-    if (!this.entries.some((e) => e.kind === 'status')) {
+    if (this.entries.length < MAX_BUFFERED_RECORDS && !this.entries.some((e) => e.kind === 'status')) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, flushMs);
-        this.wake = () => this.entries.some((e) => e.kind === 'status') && done();
+        // A state change, or a full buffer (the runner waits now): hand over what there is.
+        this.wake = () => (this.entries.length >= MAX_BUFFERED_RECORDS || this.entries.some((e) => e.kind === 'status')) && done();
         function done() {
           clearTimeout(timer);
           resolve();
@@ -80,6 +84,7 @@ class Run {
     }
     const stop = this.entries.findIndex((e) => e.kind === 'status');
     const taken = this.entries.splice(0, stop < 0 ? this.entries.length : stop + 1);
+    this.connection.resume();
     const marker = taken.find((e): e is Marker => e.kind === 'status');
     return {
       runId: this.id,

@@ -137,6 +137,13 @@ describe('code execution', () => {
     expect(rest).toMatchObject({ status: 'finished', console: [['stdout', 'b\n']] });
   });
 
+  it('delivers a flood of output completely and in order across continues (the buffer holds 4096 records, then the run waits)', async () => {
+    const result = await run(alice, name, 'for i in range(12000):\n    print(i, flush=True)');
+    expect(result.status).toBe('finished');
+    const printed = result.console.map((c: [string, string]) => c[1]).join('');
+    expect(printed).toBe(Array.from({ length: 12000 }, (_, i) => `${i}\n`).join(''));
+  });
+
   it('runs batch steps and reports build-finished then finished', async () => {
     const result = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'batch', runId: null, code: '', options: { build: 'echo built > out.txt', exec: 'cat out.txt; exit 3' } } })).result;
     expect(result).toMatchObject({ status: 'build-finished', exitCode: 0 });
