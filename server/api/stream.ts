@@ -4,7 +4,7 @@ import { route, upgradeRequired } from '../http/route';
 import { int } from '../http/params';
 import { findSession } from '../sessions/access';
 import { mainKernel } from '../sessions/execute';
-import { servicePortsOf } from '../sessions/create';
+import { compactServicePorts, sessionApps } from '../apps/session-apps';
 import { openTerminal, servePty } from '../streams/pty';
 import { serveExecute } from '../streams/execute';
 import { relayToApp } from '../streams/app-relay';
@@ -62,8 +62,7 @@ export const streamRoutes = [
     summary: "The session's apps (service ports), as plain JSON",
     handler: async (ctx) => {
       const session = await findSession(ctx.app, ctx.principal, ctx.input.session_name, { ownerAccessKey: ctx.input.owner_access_key });
-      const image = await ctx.app.db.selectFrom('images').selectAll().where('id', '=', session.image_id).executeTakeFirstOrThrow();
-      return servicePortsOf(image);
+      return compactServicePorts(await sessionApps(ctx.app, session));
     },
   }),
 ];

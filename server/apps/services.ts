@@ -10,6 +10,7 @@ import { json } from '../db';
 import { Problem, badRequest, notFound } from '../http/problem';
 import { mainKernel } from '../sessions/execute';
 import { allocatePort, waitForPort } from './ports';
+import { sessionApps } from './session-apps';
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -25,8 +26,7 @@ export function appBasePath(routeId: string): string {
 
 /** The image's definition of `appName`, checked against the options (§11.1 errors). */
 export async function servicePortFor(app: App, session: Session, appName: string, options: StartAppOptions): Promise<ServicePort> {
-  const image = await app.db.selectFrom('images').select(['service_ports']).where('id', '=', session.image_id).executeTakeFirstOrThrow();
-  const port = image.service_ports.find((p) => p.name === appName);
+  const port = (await sessionApps(app, session)).find((p) => p.name === appName);
   if (!port) throw notFound('No such app service.', `The image offers no app named "${appName}".`);
   if (session.session_type === 'inference') throw badRequest('Apps cannot be started in inference sessions.');
   if (options.port !== undefined && !port.ports.includes(options.port)) throw badRequest(`The app ${appName} does not offer port ${options.port}.`, { port: 'not offered' });
@@ -36,7 +36,7 @@ export async function servicePortFor(app: App, session: Session, appName: string
   for (const name of Object.keys(options.arguments ?? {})) {
     if (!(port.allowed_arguments ?? []).includes(name)) throw badRequest(`The argument ${name} is not allowed for ${appName}.`, { arguments: name });
   }
-  if (!port.argv?.length) throw badRequest(`The app ${appName} is not started on demand.`);
+  if (!port.argv?.length && port.protocol !== 'preopen') throw badRequest(`The app ${appName} is not started on demand.`);
   return port;
 }
 
@@ -86,6 +86,15 @@ export async function launchApp(app: App, session: Pick<Session, 'id'>, kernel: 
   const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
   if (!agent) throw new Error(`agent ${kernel.agent_id ?? '(none)'} is not connected to this manager`);
   const routeId = randomBytes(12).toString('hex');
+  if (definition.protocol === 'preopen') {
+    // The user's own server on that port (the sandbox shares the host's network): route to it, start nothing.
+    const port = options.port ?? definition.ports[0];
+    return app.db
+      .insertInto('app_routes')
+      .values({ id: routeId, session_id: session.id, kernel_id: kernel.id, app: appName, protocol: 'http', host_port: port, user_uuid: userId })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
   const hostPort = await allocatePort(app);
   const route = await app.db
     .insertInto('app_routes')

@@ -18,6 +18,7 @@ import { parseDuration } from '../util/duration';
 import { findSession } from './access';
 import { LIVE } from './states';
 import { publishSessionEvent } from './transition';
+import { appsOf, compactServicePorts, preopenPorts, sessionApps, withPreopen } from '../apps/session-apps';
 
 export interface CreateSessionInput {
   name: string;
@@ -38,6 +39,7 @@ export interface CreateSessionInput {
     scaling_group?: string;
     resource_opts?: Record<string, unknown>;
     agent_list?: string[];
+    preopen_ports?: number[];
   };
   tag?: string;
   priority: number;
@@ -51,6 +53,8 @@ export interface CreateSessionInput {
   callbackUrl?: string;
   ownerAccessKey?: string;
   batchTimeout?: number;
+  /** The role of each kernel, main first (cluster templates); by default `main` then `sub`. */
+  roles?: string[];
 }
 
 export interface CreateSessionResult {
@@ -63,18 +67,8 @@ export interface CreateSessionResult {
 }
 
 const MAX_WAIT_SECONDS = 3600;
+const DEFAULT_SHMEM = 64 * 1024 * 1024;
 const NAME_RULE = /^\w[\w.-]*\w$/;
-
-export function servicePortsOf(image: Image): Record<string, unknown>[] {
-  return image.service_ports.map((p) => ({
-    name: p.name,
-    protocol: p.protocol,
-    ports: p.ports,
-    url_template: p.url_template ?? null,
-    allowed_arguments: p.allowed_arguments ?? null,
-    allowed_envs: p.allowed_envs ?? null,
-  }));
-}
 
 export async function createSession(app: App, caller: Principal, input: CreateSessionInput): Promise<CreateSessionResult> {
   const owner = await actingAs(app, caller, input.ownerAccessKey);
@@ -113,7 +107,7 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
           requested_slots: json(format(prepared.sessionSlots)),
           occupying_slots: json({}),
           environ: json(input.config.environ ?? {}),
-          resource_opts: json(input.config.resource_opts ?? {}),
+          resource_opts: json(prepared.resourceOpts),
           mounts: json(prepared.mounts),
           agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
           startup_command: input.startupCommand ?? null,
@@ -127,17 +121,17 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
       await trx
         .insertInto('kernels')
         .values(
-          Array.from({ length: input.clusterSize }, (_, i) => ({
+          kernelPlaces(input.clusterSize, input.roles).map((place) => ({
             id: randomUUID(),
             session_id: sessionId,
-            cluster_role: i === 0 ? 'main' : 'sub',
-            cluster_idx: i === 0 ? 1 : i,
-            cluster_hostname: i === 0 ? 'main1' : `sub${i}`,
+            cluster_role: place.role,
+            cluster_idx: place.idx,
+            cluster_hostname: place.hostname,
             status: 'PENDING',
             status_history: json({ PENDING: now.toISOString() }),
             status_data: json({}),
             occupied_slots: json({}),
-            service_ports: json([]),
+            service_ports: json(preopenPorts(input.config.preopen_ports)),
             last_stat: json(null),
           })),
         )
@@ -159,7 +153,19 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   app.triggerScheduler();
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;
-  return { sessionId, sessionName: input.name, status, servicePorts: servicePortsOf(image), created: true };
+  return { sessionId, sessionName: input.name, status, servicePorts: compactServicePorts(withPreopen(appsOf(image), preopenPorts(input.config.preopen_ports))), created: true };
+}
+
+/** Role, index within the role (from 1) and hostname (`main1`, `sub1`, `sub2`, `worker1`, …) of each kernel. */
+function kernelPlaces(size: number, roles?: string[]): { role: string; idx: number; hostname: string }[] {
+  const list = roles?.length === size ? roles : ['main', ...Array<string>(size - 1).fill('sub')];
+  const counts = new Map<string, number>();
+  return list.map((role) => {
+    const idx = (counts.get(role) ?? 0) + 1;
+    counts.set(role, idx);
+    const label = role.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'node';
+    return { role, idx, hostname: `${label}${idx}` };
+  });
 }
 
 function checkSessionName(name: string): void {
@@ -184,12 +190,12 @@ async function liveSessionNamed(app: App, accessKey: string, name: string): Prom
   return app.db.selectFrom('sessions').selectAll().where('access_key', '=', accessKey).where('name', '=', name).where('status', 'in', [...LIVE]).executeTakeFirst();
 }
 
-function reuseOrRefuse(app: App, existing: Session, image: Image, reuse: boolean): CreateSessionResult {
+async function reuseOrRefuse(app: App, existing: Session, image: Image, reuse: boolean): Promise<CreateSessionResult> {
   if (!reuse || existing.image_id !== image.id) {
     throw new Problem('session-already-exists', `A session named "${existing.name}" already exists.`, { existingSessionId: existing.id });
   }
-  const ports = servicePortsOf(image);
-  return { sessionId: existing.id, sessionName: existing.name, status: existing.status, servicePorts: ports, created: false, service_ports: image.service_ports };
+  const apps = await sessionApps(app, existing);
+  return { sessionId: existing.id, sessionName: existing.name, status: existing.status, servicePorts: compactServicePorts(apps), created: false, service_ports: apps.map(({ argv: _, ...p }) => p) };
 }
 
 /** Resolves once the session starts or fails to, or says TIMEOUT when maxWaitSeconds passes first. */
@@ -214,6 +220,7 @@ interface Prepared {
   startsAt: Date | null;
   dependencies: string[];
   mounts: SessionMount[];
+  resourceOpts: Record<string, unknown>;
 }
 
 async function validate(app: App, caller: Principal, owner: Principal, input: CreateSessionInput, image: Image): Promise<Prepared> {
@@ -273,7 +280,14 @@ async function validate(app: App, caller: Principal, owner: Principal, input: Cr
       throw badRequest(`No such session to depend on: ${reference}`, { dependencies: 'unknown session' });
     }
   }
-  return { groupId: group.id, scalingGroup, sessionSlots, startsAt, dependencies, mounts };
+  return { groupId: group.id, scalingGroup, sessionSlots, startsAt, dependencies, mounts, resourceOpts: resourceOptions(input.config.resource_opts ?? {}) };
+}
+
+/** resource_opts with `shmem` in bytes as a decimal string (CONTRACT §7.2), 64 MiB unless given. */
+function resourceOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const shmem = parseAmount(options.shmem ?? DEFAULT_SHMEM);
+  if (!Number.isFinite(shmem) || shmem < 0) throw badRequest('resource_opts.shmem must be a binary size such as 64m.', { 'resource_opts.shmem': 'invalid size' });
+  return { ...options, shmem: formatAmount(Math.floor(shmem)) };
 }
 
 /** Slots of one kernel: the request over the image's minimum, every amount positive and known. */

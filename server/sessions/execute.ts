@@ -10,6 +10,8 @@ import { Problem } from '../http/problem';
 import type { RunnerConnection, RunnerEvent } from '../agents/local/runner-client';
 
 export const FLUSH_MS = 2_000;
+/** CONTRACT §17: records a run buffers before its runner is made to wait for the client to collect them. */
+export const MAX_BUFFERED_RECORDS = 4096;
 
 export type ConsoleItem = [string, unknown];
 
@@ -29,6 +31,8 @@ class Run {
   readonly entries: Entry[] = [];
   private wake: (() => void) | null = null;
   finished = false;
+  /** Set while the run waits for input (the options of its waiting-input), until input is sent. */
+  awaitingInput: Record<string, unknown> | null = null;
 
   constructor(readonly id: string, readonly connection: RunnerConnection) {
     connection.on('event', (event: RunnerEvent) => this.onEvent(event));
@@ -40,24 +44,37 @@ class Run {
 
   private onEvent(event: RunnerEvent): void {
     if (event.t === 'stdout' || event.t === 'stderr') this.push({ kind: 'console', item: [event.t, String(event.d)] });
-    else if (event.t === 'waiting-input') this.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: { is_password: Boolean(event.password) } });
+    else if (event.t === 'waiting-input') {
+      this.awaitingInput = { is_password: Boolean(event.password) };
+      this.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: this.awaitingInput });
+    }
     else if (event.t === 'status') this.push({ kind: 'status', status: event.status, exitCode: Number(event.exitCode), options: null });
     else if (event.t === 'finished') this.push({ kind: 'status', status: 'finished', exitCode: Number(event.exitCode), options: null });
   }
 
   private push(entry: Entry): void {
     if (this.finished) return;
-    if (entry.kind === 'status' && entry.status === 'finished') this.finished = true;
     this.entries.push(entry);
+    if (this.entries.length >= MAX_BUFFERED_RECORDS) this.connection.pause();
+    if (entry.kind === 'status' && entry.status === 'finished') {
+      // The run is over even if no client collects the rest: let go of the runner so the next run gets its turn.
+      this.finished = true;
+      this.connection.close();
+    }
     this.wake?.();
   }
 
   /** Waits for a state change or the flush interval, then hands over what arrived. */
   async collect(flushMs: number): Promise<ExecResult> {
-    if (!this.entries.some((e) => e.kind === 'status')) {
+    if (this.awaitingInput && !this.entries.some((e) => e.kind === 'status')) {
+      // Still waiting for input (a `continue` after waiting-input): say so again rather than `continued`.
+      this.entries.push({ kind: 'status', status: 'waiting-input', exitCode: null, options: this.awaitingInput });
+    }
+    if (this.entries.length < MAX_BUFFERED_RECORDS && !this.entries.some((e) => e.kind === 'status')) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, flushMs);
-        this.wake = () => this.entries.some((e) => e.kind === 'status') && done();
+        // A state change, or a full buffer (the runner waits now): hand over what there is.
+        this.wake = () => (this.entries.length >= MAX_BUFFERED_RECORDS || this.entries.some((e) => e.kind === 'status')) && done();
         function done() {
           clearTimeout(timer);
           resolve();
@@ -67,6 +84,7 @@ class Run {
     }
     const stop = this.entries.findIndex((e) => e.kind === 'status');
     const taken = this.entries.splice(0, stop < 0 ? this.entries.length : stop + 1);
+    this.connection.resume();
     const marker = taken.find((e): e is Marker => e.kind === 'status');
     return {
       runId: this.id,
@@ -118,7 +136,10 @@ export class Executions {
     if (request.mode === 'continue' || request.mode === 'input') {
       const run = state.current;
       if (!run || run.id !== request.runId) throw new Problem('invalid-api-params', `No run in progress with runId ${request.runId}.`, { runId: 'unknown run' });
-      if (request.mode === 'input') run.connection.send({ op: 'input', text: request.code });
+      if (request.mode === 'input') {
+        run.awaitingInput = null;
+        run.connection.send({ op: 'input', text: request.code });
+      }
       return this.deliver(session.id, state, run);
     }
 

@@ -9,7 +9,8 @@ import { transitionKernel } from './transition';
 
 export async function handleKernelExit(app: App, exit: KernelExit): Promise<void> {
   const kernel = await app.db.selectFrom('kernels').select(['session_id', 'status']).where('id', '=', exit.kernelId).executeTakeFirst();
-  if (!kernel || ['TERMINATING', 'TERMINATED', 'CANCELLED'].includes(kernel.status)) return;
+  // Only a kernel that was up: one that dies while starting is the launch's failure (ERROR, failed-to-start).
+  if (!kernel || !['RUNNING', 'RESTARTING', 'RUNNING_DEGRADED'].includes(kernel.status)) return;
   const error = {
     exitCode: exit.exitCode,
     oomKilled: exit.oomKilled,

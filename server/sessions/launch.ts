@@ -48,4 +48,6 @@ async function startKernel(app: App, session: Session, kernel: Kernel, peers: Ke
   const info = await agent.createKernel(spec);
   await app.db.updateTable('kernels').set({ container_id: String(info.pid) }).where('id', '=', kernel.id).execute();
   await transitionKernel(app, kernel.id, 'RUNNING');
+  // Its exit is ignored until it is RUNNING (./kernel-exits): one that died before that fails the launch.
+  if (!agent.isAlive(kernel.id)) throw new Error('the kernel exited right after starting');
 }

@@ -18,7 +18,8 @@ export async function terminateSession(app: App, sessionId: string, reason: stri
   const current = await app.db.selectFrom('sessions').select('status').where('id', '=', sessionId).executeTakeFirst();
   if (!current) return { stats: null };
   if (current.status === 'PENDING') {
-    await app.db.updateTable('kernels').set({ status: 'CANCELLED', status_info: reason }).where('session_id', '=', sessionId).execute();
+    const kernels = await app.db.selectFrom('kernels').select('id').where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
+    for (const kernel of kernels) await transitionKernel(app, kernel.id, 'CANCELLED', { reason });
     await transitionSession(app, sessionId, 'CANCELLED', { reason, ...options });
     return { stats: null };
   }
@@ -29,7 +30,8 @@ export async function terminateSession(app: App, sessionId: string, reason: stri
   for (const kernel of kernels) {
     const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
     if (agent && kernel.cluster_role === 'main') stats = await finalStat(agent, kernel.id);
-    await transitionKernel(app, kernel.id, 'TERMINATING', { reason });
+    // A kernel that exited on its own is already TERMINATING (and announced so): once per kernel.
+    if (kernel.status !== 'TERMINATING') await transitionKernel(app, kernel.id, 'TERMINATING', { reason, exitCode: options.exitCode ?? kernel.exit_code });
     try {
       await agent?.destroyKernel(kernel.id);
     } catch (err) {

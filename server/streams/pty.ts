@@ -38,6 +38,8 @@ export function servePty(app: App, session: Session, first: OpenTerminal, ws: We
   let terminal = first.connection;
   let size = { rows: 25, cols: 80 };
   let closed = false;
+  /** While the kernel restarts, its old terminal goes away: that must not close the socket. */
+  let restarting = false;
 
   const onEvent = (event: RunnerEvent) => {
     if (event.t === 'out') ws.send(JSON.stringify({ type: 'out', data: event.b64 }));
@@ -49,7 +51,7 @@ export function servePty(app: App, session: Session, first: OpenTerminal, ws: We
   const attach = (connection: RunnerConnection) => {
     connection.on('event', onEvent);
     connection.on('close', () => {
-      if (!closed && terminal === connection) ws.close(1011, 'terminal closed');
+      if (!closed && !restarting && terminal === connection) ws.close(1011, 'terminal closed');
     });
   };
   first.stopBuffering();
@@ -71,6 +73,7 @@ export function servePty(app: App, session: Session, first: OpenTerminal, ws: We
       terminal.send({ op: 'resize', ...size });
     } else if (message.type === 'restart') {
       const previous = terminal;
+      restarting = true;
       try {
         const current = await app.db.selectFrom('sessions').selectAll().where('id', '=', session.id).executeTakeFirstOrThrow();
         await restartSession(app, current);
@@ -82,6 +85,9 @@ export function servePty(app: App, session: Session, first: OpenTerminal, ws: We
         for (const event of reopened.early) onEvent(event);
       } catch (err) {
         ws.send(JSON.stringify({ type: 'error', data: `Restart failed: ${err instanceof Error ? err.message : String(err)}` }));
+        ws.close(1011, 'restart failed');
+      } finally {
+        restarting = false;
       }
     }
   });

@@ -70,7 +70,9 @@ export async function createCluster(app: App, caller: Principal, request: Cluste
     owner_access_key: request.owner_access_key,
     config: request.scaling_group ? { scaling_group: request.scaling_group } : undefined,
   });
-  return start(app, caller, body);
+  // Kernels take their node's role (CONTRACT §5.1): the main node first, then each node's replicas.
+  const ordered = [...nodes.filter((n) => n.role === MAIN_ROLE), ...nodes.filter((n) => n.role !== MAIN_ROLE)];
+  return start(app, caller, body, ordered.flatMap((node) => Array.from({ length: node.replicas }, () => node.role)));
 }
 
 function readTaskTemplate(row: TemplateRow): TaskTemplate {
@@ -159,12 +161,12 @@ function generatedName(stem: string): string {
   return `${base || 'session'}-${randomBytes(4).toString('hex')}`;
 }
 
-async function start(app: App, caller: Principal, body: Body): Promise<CreateSessionResult> {
+async function start(app: App, caller: Principal, body: Body, roles?: string[]): Promise<CreateSessionResult> {
   const parsed = createSessionSchema.safeParse(body);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
     const first = Object.entries(errors)[0];
     throw badRequest(first ? `${first[0]}: ${first[1]}` : 'Invalid parameters.', errors);
   }
-  return createSession(app, caller, toCreateInput(parsed.data));
+  return createSession(app, caller, { ...toCreateInput(parsed.data), roles });
 }

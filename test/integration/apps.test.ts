@@ -1,6 +1,7 @@
 /** In-session apps through the app proxy (CONTRACT §11): Jupyter in a real sandbox, tokens, cookies, errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
+import net from 'node:net';
 import WebSocket from 'ws';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { connectStream } from '../helpers/ws';
@@ -45,6 +46,67 @@ describe('apps', () => {
   it('lists the session\'s apps', async () => {
     const apps = await alice.client.call('GET', `/stream/session/${name}/apps`);
     expect(apps).toContainEqual(expect.objectContaining({ name: 'jupyter', protocol: 'http', ports: [8080] }));
+  });
+
+  it('every session offers the ttyd web terminal (CONTRACT §11.4): listed, served through the proxy, a shell over its WebSocket', async () => {
+    const shell = (await alice.client.call('POST', '/session', { body: { name: 'apps-ttyd', image: 'shell' } }));
+    expect(shell.servicePorts).toContainEqual(expect.objectContaining({ name: 'ttyd', protocol: 'http', ports: [7681] }));
+    expect(await alice.client.call('GET', `/stream/session/${name}/apps`)).toContainEqual(expect.objectContaining({ name: 'ttyd', protocol: 'http', ports: [7681] }));
+    const started = await alice.client.call('POST', '/session/apps-ttyd/start-service', { body: { app: 'ttyd' } });
+    const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${shell.sessionId}/add?app=ttyd`)).body);
+    const auth = await get(added.url);
+    const cookie = String(auth.headers['set-cookie']![0]).split(';')[0];
+    const base = auth.headers.location!;
+    const page = await get(base, { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(JSON.parse((await get(`${base}token`, { Cookie: cookie })).body)).toEqual({ token: '' });
+    const ws = new WebSocket(`${base.replace('http', 'ws')}ws`, ['tty'], { headers: { Cookie: cookie } });
+    let output = '';
+    const answered = new Promise<void>((resolve) => {
+      ws.on('message', (data: Buffer) => {
+        if (data[0] === 0x30) output += data.subarray(1).toString();
+        if (output.includes('ttyd-says-42')) resolve();
+      });
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    expect(ws.protocol).toBe('tty');
+    ws.send(JSON.stringify({ AuthToken: '', columns: 80, rows: 24 }));
+    ws.send(Buffer.from('0echo ttyd-says-$((6*7))\n'));
+    await answered;
+    ws.close();
+    await alice.client.call('DELETE', '/session/apps-ttyd');
+  });
+
+  it('config.preopen_ports are listed as preopen service ports, and start-service routes the proxy to the user\'s server on one', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const preopen = { name: String(port), protocol: 'preopen', ports: [port] };
+    const created = await alice.client.call('POST', '/session', { body: { name: 'apps-preopen', image: 'shell', config: { preopen_ports: [port] } } });
+    expect(created.servicePorts).toContainEqual(expect.objectContaining(preopen));
+    expect(await alice.client.call('GET', '/stream/session/apps-preopen/apps')).toContainEqual(expect.objectContaining(preopen));
+    const again = await alice.client.call('POST', '/session', { body: { name: 'apps-preopen', image: 'shell' } });
+    expect(again).toMatchObject({ created: false, servicePorts: expect.arrayContaining([expect.objectContaining(preopen)]) });
+    await alice.client.call('POST', '/session/apps-preopen', { body: { mode: 'query', runId: null, code: `nohup python3 -m http.server ${port} --bind 127.0.0.1 >/dev/null 2>&1 &` } });
+    const started = await alice.client.call('POST', '/session/apps-preopen/start-service', { body: { app: String(port) } });
+    const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${created.sessionId}/add?app=${port}`)).body);
+    const auth = await get(added.url);
+    const cookie = String(auth.headers['set-cookie']![0]).split(';')[0];
+    const deadline = Date.now() + 15_000;
+    let answer = await get(auth.headers.location!, { Cookie: cookie });
+    while (answer.status === 502 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      answer = await get(auth.headers.location!, { Cookie: cookie });
+    }
+    expect(String(answer.headers.server)).toContain('SimpleHTTP');
+    await alice.client.call('DELETE', '/session/apps-preopen');
   });
 
   it('start-service answers a token and the app proxy address; the token buys a cookie and Jupyter answers through it', async () => {

@@ -43,6 +43,7 @@ describe('POST /session', () => {
     const info = await alice.client.call('GET', `/session/${name}`);
     expect(info).toMatchObject({ status: 'RUNNING', image: 'berth/python:3.11', domainName: 'default', userId: alice.uuid });
     expect(info.occupiedSlots).toEqual({ cpu: '0.5', mem: String(256 * 1024 * 1024) });
+    expect(info.resourceOpts).toEqual({ shmem: String(64 * 1024 * 1024) });
     await alice.client.call('DELETE', `/session/${name}`);
   });
 
@@ -57,6 +58,13 @@ describe('POST /session', () => {
     const refused = await create(alice, { name, reuseIfExists: false });
     expect(refused.status).toBe(400);
     await alice.client.call('DELETE', `/session/${name}`);
+  });
+
+  it('keeps resource_opts with shmem in bytes as a decimal string', async () => {
+    const res = (await create(alice, { image: 'shell', enqueueOnly: true, config: { resourceOpts: { shmem: '128m' } } })).json();
+    expect((await alice.client.call('GET', `/session/${res.sessionId}`)).resourceOpts).toEqual({ shmem: String(128 * 1024 * 1024) });
+    await waitFor(async () => (await alice.client.call('GET', `/session/${res.sessionId}`)).status === 'RUNNING');
+    await alice.client.call('DELETE', `/session/${res.sessionId}`);
   });
 
   it('enqueueOnly answers PENDING at once with no service ports', async () => {
@@ -79,6 +87,7 @@ describe('POST /session', () => {
     ['an unknown type', { type: 'party' }],
     ['starts_at on an interactive session', { starts_at: '30m' }],
     ['an unknown folder to mount', { config: { mounts: ['nope'] } }],
+    ['a shmem that is no size', { config: { resource_opts: { shmem: 'lots' } } }],
   ])('refuses %s with 400 problem+json and allocates nothing', async (_, body) => {
     const before = await t.app.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const res = await create(alice, body);
@@ -113,6 +122,9 @@ describe('code execution', () => {
     const first = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'query', runId: 'ask1', code: 'x = input("name? ")\nprint("hi " + x)' } })).result;
     expect(first).toMatchObject({ runId: 'ask1', status: 'waiting-input', options: { is_password: false } });
     expect(first.console).toEqual([['stdout', 'name? ']]);
+    // A continue while it still waits says waiting-input again (not continued).
+    const again = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'continue', runId: 'ask1', code: '' } })).result;
+    expect(again).toMatchObject({ runId: 'ask1', status: 'waiting-input', options: { is_password: false }, exitCode: null, console: [] });
     const second = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'input', runId: 'ask1', code: 'berth' } })).result;
     expect(second).toMatchObject({ status: 'finished', console: [['stdout', 'hi berth\n']] });
   });
@@ -123,6 +135,13 @@ describe('code execution', () => {
     expect(first.console).toEqual([['stdout', 'a\n']]);
     const rest = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'continue', runId: first.runId, code: '' } })).result;
     expect(rest).toMatchObject({ status: 'finished', console: [['stdout', 'b\n']] });
+  });
+
+  it('delivers a flood of output completely and in order across continues (the buffer holds 4096 records, then the run waits)', async () => {
+    const result = await run(alice, name, 'for i in range(12000):\n    print(i, flush=True)');
+    expect(result.status).toBe('finished');
+    const printed = result.console.map((c: [string, string]) => c[1]).join('');
+    expect(printed).toBe(Array.from({ length: 12000 }, (_, i) => `${i}\n`).join(''));
   });
 
   it('runs batch steps and reports build-finished then finished', async () => {
@@ -136,6 +155,14 @@ describe('code execution', () => {
     await run(alice, name, 'berth_value = 1');
     const res = await alice.client.call('POST', `/session/${name}/complete`, { body: { code: 'berth_v' } });
     expect(res.result.completions).toContain('berth_value');
+  });
+
+  it('a finished run whose result nobody collects does not hold up the next run', async () => {
+    const left = (await alice.client.call('POST', `/session/${name}`, { body: { mode: 'batch', runId: 'left-behind', code: '', options: { build: 'exit 2', exec: 'echo never' } } })).result;
+    expect(left).toMatchObject({ status: 'build-finished', exitCode: 2 });
+    // The run goes on to finish (127: the build failed) but its client never calls continue.
+    const next = await run(alice, name, 'print("next")');
+    expect(next).toMatchObject({ status: 'finished', exitCode: 0, console: [['stdout', 'next\n']] });
   });
 
   it('refuses an unknown mode and a continue without runId with 400', async () => {
@@ -179,6 +206,23 @@ describe('sandbox isolation', () => {
     const info = await alice.client.call('GET', `/session/${name}`);
     expect(info.statusInfo).toBe('self-terminated');
     expect(info.statusData.error).toMatchObject({ oomKilled: true });
+  });
+});
+
+describe('a kernel that cannot start', () => {
+  it('makes the create answer ERROR; the session stays ERROR (failed-to-start) and needs forced=true to destroy', async () => {
+    const name = uniqueName('broken');
+    // The runner's interpreter cannot start without its standard library.
+    const res = (await create(alice, { name, config: { environ: { PYTHONHOME: '/nonexistent' } } })).json();
+    expect(res.status).toBe('ERROR');
+    // The dead sandbox's exit must not turn the failure into a self-termination.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await alice.client.call('GET', `/session/${name}`)).toMatchObject({ status: 'ERROR', statusInfo: 'failed-to-start' });
+    const refused = await alice.client.request('DELETE', `/session/${name}`);
+    expect(refused.status).toBe(403);
+    expect(refused.json().type).toBe('https://errors.berth.dev/generic-forbidden');
+    await alice.client.call('DELETE', `/session/${name}`, { query: { forced: true } });
+    expect(await alice.client.call('GET', `/session/${res.sessionId}`)).toMatchObject({ status: 'TERMINATED', statusInfo: 'force-terminated' });
   });
 });
 
@@ -256,6 +300,30 @@ describe('GET /events/session', () => {
     stream.close();
     expect(stream.events.every((e) => e.data.sessionName !== name)).toBe(true);
     await bob.client.call('DELETE', `/session/${mine}`);
+  });
+
+  it('a destroyed queued session announces kernel_cancelled and session_cancelled', async () => {
+    const name = uniqueName('cancel');
+    const stream = await openEventStream(t.url, alice, '/events/session', { name });
+    const queued = (await create(alice, { name, image: 'shell', type: 'batch', startupCommand: 'true', starts_at: '1h', enqueueOnly: true })).json();
+    await alice.client.call('DELETE', `/session/${queued.sessionId}`);
+    await stream.next((e) => e.event === 'session_cancelled');
+    const kernelCancelled = await stream.next((e) => e.event === 'kernel_cancelled');
+    stream.close();
+    expect(kernelCancelled.data).toMatchObject({ sessionId: queued.sessionId, reason: 'user-requested', clusterRole: 'main', clusterIdx: 1, kernelId: expect.any(String) });
+  });
+
+  it('a batch session\'s exit code is on kernel_terminating, kernel_terminated and session_failure, each sent once', async () => {
+    const name = uniqueName('exitcode');
+    const stream = await openEventStream(t.url, alice, '/events/session', { name });
+    await create(alice, { name, image: 'shell', type: 'batch', startupCommand: 'exit 7' });
+    await stream.next((e) => e.event === 'session_failure');
+    stream.close();
+    const of = (event: string) => stream.events.filter((e) => e.event === event);
+    expect(of('kernel_terminating')).toHaveLength(1);
+    expect(of('kernel_terminating')[0].data.exitCode).toBe(7);
+    expect(of('kernel_terminated')[0].data.exitCode).toBe(7);
+    expect(of('session_failure')[0].data).toMatchObject({ exitCode: 7, reason: 'task-failed' });
   });
 
   it('refuses another user\'s ownerAccessKey with 403 and an unknown project with 404', async () => {

@@ -47,6 +47,26 @@ describe('GET /stream/session/{name}/pty', () => {
     b.ws.close();
   });
 
+  it('restarts the kernel on {"type":"restart"}: files stay, the shell is new, the same socket goes on', async () => {
+    await alice.client.call('POST', '/session', { body: { name: 'pty-restart', image: 'shell' } });
+    const term = await connectStream(t.url, alice, '/stream/session/pty-restart/pty');
+    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo kept > kept.txt; export VOLATILE=1; echo written\n') }));
+    await term.next(() => output(term.frames).includes('written\r\n'));
+    term.ws.send(JSON.stringify({ type: 'restart' }));
+    const deadline = Date.now() + 20_000;
+    while (!Object.keys((await alice.client.call('GET', '/session/pty-restart')).statusHistory).includes('RESTARTING') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // Typed until the new shell answers (input sent while the kernel restarts may be lost).
+    let answered = false;
+    while (!answered && Date.now() < deadline) {
+      term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "after[$VOLATILE] $(cat kept.txt)"\n') }));
+      answered = await term.next(() => output(term.frames).includes('after[] kept'), 1_000).then(() => true, () => false);
+    }
+    expect(answered).toBe(true);
+    expect((await alice.client.call('GET', '/session/pty-restart')).status).toBe('RUNNING');
+    term.ws.close();
+    await alice.client.call('DELETE', '/session/pty-restart');
+  });
+
   it.each([
     ['not JSON', 'hello'],
     ['an unknown type', JSON.stringify({ type: 'dance' })],

@@ -437,12 +437,14 @@ describe('POST /session/_/create-cluster', () => {
     const body = res.json();
     expect(body).toMatchObject({ sessionName: name, status: 'RUNNING', created: true });
     try {
-      const kernels = await t.app.db.selectFrom('kernels').select(['cluster_role', 'status']).where('session_id', '=', body.sessionId).orderBy('cluster_idx').execute();
+      const kernels = await t.app.db.selectFrom('kernels').select(['cluster_role', 'cluster_hostname', 'status']).where('session_id', '=', body.sessionId).orderBy('cluster_role').execute();
       expect(kernels).toHaveLength(2);
       expect(kernels.every((k) => k.status === 'RUNNING')).toBe(true);
+      // Kernels take their node's role (CONTRACT §5.1: other roles come from cluster templates).
+      expect(kernels.map((k) => [k.cluster_role, k.cluster_hostname])).toEqual([['main', 'main1'], ['worker', 'worker1']]);
       const session = await t.app.db.selectFrom('sessions').select(['cluster_size', 'cluster_mode', 'image']).where('id', '=', body.sessionId).executeTakeFirstOrThrow();
       expect(session).toEqual({ cluster_size: 2, cluster_mode: 'single-node', image: 'berth/python:3.11' });
-      expect(await run(alice, name, 'import os; print(os.environ["BERTH_CLUSTER_HOSTS"], os.environ["X"], os.environ["CLUSTER_WIDE"])')).toEqual([['stdout', 'main1,sub1 main-env yes\n']]);
+      expect(await run(alice, name, 'import os; print(os.environ["BERTH_CLUSTER_HOSTS"], os.environ["X"], os.environ["CLUSTER_WIDE"])')).toEqual([['stdout', 'main1,worker1 main-env yes\n']]);
     } finally {
       await alice.client.call('DELETE', `/session/${name}`);
     }

@@ -118,6 +118,7 @@ class Run:
         self.process = None
         self.running = True
         self.interrupted = False
+        self.started = False  # a query has the interpreter (until then, an interrupt only cancels it)
         self.done = threading.Event()
 
     def emit(self, kind, text):
@@ -138,12 +139,15 @@ class Run:
         if not self.running or self.interrupted:
             return
         self.interrupted = True
-        if self.process is not None:
-            try:
-                os.killpg(self.process.pid, signal.SIGINT)
-            except ProcessLookupError:
-                pass
-        else:
+        if self.mode != 'query' or RUNTIME != 'python':
+            # A command run: interrupt its step; with none running, the next step does not start. Never signal
+            # the runner itself here: its main thread may be idle or busy with another run.
+            if self.process is not None:
+                try:
+                    os.killpg(self.process.pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+        elif self.started:
             # A real SIGINT (not interrupt_main) also wakes the main thread from sleep() and blocking reads.
             os.kill(os.getpid(), signal.SIGINT)
 
@@ -159,10 +163,13 @@ class Run:
             return text
 
         saved = sys.stdout, sys.stderr, builtins.input, getpass.getpass
-        sys.stdout, sys.stderr = StreamWriter(self, 'stdout'), StreamWriter(self, 'stderr')
-        builtins.input = lambda prompt='': read_input(prompt)
-        getpass.getpass = lambda prompt='Password: ', stream=None: read_input(prompt, True)
         try:
+            sys.stdout, sys.stderr = StreamWriter(self, 'stdout'), StreamWriter(self, 'stderr')
+            builtins.input = lambda prompt='': read_input(prompt)
+            getpass.getpass = lambda prompt='Password: ', stream=None: read_input(prompt, True)
+            self.started = True
+            if self.interrupted:  # interrupted while it waited for the interpreter
+                raise KeyboardInterrupt
             compiled = compile(self.code, '<input>', 'exec')
             exec(compiled, namespace)
         except SystemExit:
@@ -178,6 +185,8 @@ class Run:
 
     # -- commands (batch mode, shell runtime): a bash process group per step --
     def run_command(self, command):
+        if self.interrupted:
+            return 130
         self.process = subprocess.Popen(
             ['/bin/bash', '-c', command], cwd=WORKDIR, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
@@ -472,8 +481,8 @@ def main():
     log(f'ready ({RUNTIME})')
     signal_ready()
     while True:
-        job = main_jobs.get()
         try:
+            job = main_jobs.get()
             job()
         except KeyboardInterrupt:  # an interrupt that arrived between jobs
             pass

@@ -45,6 +45,15 @@ export class RunnerConnection extends EventEmitter {
     this.socket.destroy();
   }
 
+  /** Stops reading the runner's events (backpressure: its writes, and so the code printing, block). */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    if (!this.closed) this.socket.resume();
+  }
+
   /** Resolves with the first event matching `predicate` (or rejects when the connection closes first). */
   /** Waits for the first event matching `predicate`; `timeoutMs` may be Infinity. */
   waitFor(predicate: (e: RunnerEvent) => boolean, timeoutMs = 30_000): Promise<RunnerEvent> {

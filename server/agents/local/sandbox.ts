@@ -5,9 +5,12 @@
  * kernel's unprivileged uid with no capabilities before the runner starts; as another user, bubblewrap uses a
  * user namespace instead. No --die-with-parent: sessions outlive the manager.
  */
+import path from 'node:path';
 import type { KernelMount } from '../agent';
 
 export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
+/** The `ttyd` app (../../apps/session-apps), next to the runner on the host. */
+export const WEB_TERMINAL_IN_SANDBOX = '/opt/berth/web_terminal.py';
 export const RUN_DIR_IN_SANDBOX = '/run/berth';
 export const SOCKET_IN_SANDBOX = `${RUN_DIR_IN_SANDBOX}/kernel.sock`;
 
@@ -68,6 +71,7 @@ export function sandboxArgv(cmd: SandboxCommand): { file: string; args: string[]
     '--bind', cmd.scratchDir, '/home/work',
     '--bind', cmd.runDir, RUN_DIR_IN_SANDBOX,
     '--ro-bind', cmd.runnerPath, RUNNER_IN_SANDBOX,
+    '--ro-bind', path.join(path.dirname(cmd.runnerPath), 'web_terminal.py'), WEB_TERMINAL_IN_SANDBOX,
     ...cmd.mounts.flatMap((m) => [m.readOnly ? '--ro-bind' : '--bind', m.hostPath, m.kernelPath]),
     '--hostname', cmd.hostname,
     '--chdir', '/home/work',
