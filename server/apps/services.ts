@@ -47,6 +47,15 @@ export async function ensureApp(app: App, session: Session, appName: string, use
   const existing = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
   if (existing && (await isListening(existing.host_port))) return existing;
   if (existing) await app.db.deleteFrom('app_routes').where('id', '=', existing.id).execute();
+  if (definition.protocol === 'preopen') {
+    // The user's own server on that port (the sandbox shares the host's network): route to it, start nothing.
+    const port = options.port ?? definition.ports[0];
+    return app.db
+      .insertInto('app_routes')
+      .values({ id: randomBytes(12).toString('hex'), session_id: session.id, kernel_id: kernel.id, app: appName, protocol: 'http', host_port: port, user_uuid: userId })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
 
   const route = await launchApp(app, session, kernel, userId, {
     name: appName,
@@ -86,15 +95,6 @@ export async function launchApp(app: App, session: Pick<Session, 'id'>, kernel: 
   const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
   if (!agent) throw new Error(`agent ${kernel.agent_id ?? '(none)'} is not connected to this manager`);
   const routeId = randomBytes(12).toString('hex');
-  if (definition.protocol === 'preopen') {
-    // The user's own server on that port (the sandbox shares the host's network): route to it, start nothing.
-    const port = options.port ?? definition.ports[0];
-    return app.db
-      .insertInto('app_routes')
-      .values({ id: routeId, session_id: session.id, kernel_id: kernel.id, app: appName, protocol: 'http', host_port: port, user_uuid: userId })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
   const hostPort = await allocatePort(app);
   const route = await app.db
     .insertInto('app_routes')
