@@ -15,6 +15,11 @@ export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'uuid';
 export interface FieldSpec {
   column: string;
   type: FieldType;
+  /**
+   * For a boolean field kept as text: the column's value that reads as true (e.g. users' is_active is
+   * status = 'active'). Such a field compares only with == and != (or is [not] null).
+   */
+  trueWhen?: string;
 }
 export type FieldMap = Record<string, FieldSpec>;
 
@@ -144,6 +149,7 @@ class FilterParser {
       if (value.kind !== 'word' || value.text.toLowerCase() !== 'null') throw invalid('filter: only null may follow is.');
       return { kind: 'cmp', column: field.column, op: negated ? 'is not' : 'is', value: null };
     }
+    if (field.trueWhen !== undefined && (op === 'in' || op === 'not' || op === 'notin')) throw invalid(`filter: ${name.text} compares only with == or !=.`);
     if (op === 'not' || op === 'notin') {
       if (op === 'not' && !(this.isWord('in') && this.next())) throw invalid('filter: expected in after not.');
       return { kind: 'cmp', column: field.column, op: 'not in', value: this.list(name.text, field) };
@@ -165,6 +171,10 @@ class FilterParser {
       return { kind: 'cmp', column: field.column, op: sqlOp === '=' ? 'is' : 'is not', value: null };
     }
     if (field.type === 'boolean' && sqlOp !== '=' && sqlOp !== '<>') throw invalid(`filter: ${name.text} compares only with == or !=.`);
+    if (field.trueWhen !== undefined) {
+      const holds = (value === true) === (sqlOp === '=');
+      return { kind: 'cmp', column: field.column, op: holds ? '=' : '<>', value: field.trueWhen };
+    }
     return { kind: 'cmp', column: field.column, op: sqlOp, value };
   }
 

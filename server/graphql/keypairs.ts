@@ -109,6 +109,7 @@ const KEYPAIR_FIELDS: FieldMap = {
   created_at: { column: 'k.created_at', type: 'datetime' },
   modified_at: { column: 'k.modified_at', type: 'datetime' },
   last_used: { column: 'k.last_used', type: 'datetime' },
+  ssh_public_key: { column: 'k.ssh_public_key', type: 'string' },
 };
 
 function keypairsFrom(ctx: GqlContext) {

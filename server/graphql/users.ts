@@ -152,6 +152,7 @@ const USER_FIELDS: FieldMap = {
   full_name: { column: 'full_name', type: 'string' },
   description: { column: 'description', type: 'string' },
   status: { column: 'status', type: 'string' },
+  is_active: { column: 'status', type: 'boolean', trueWhen: 'active' },
   status_info: { column: 'status_info', type: 'string' },
   domain_name: { column: 'domain_name', type: 'string' },
   role: { column: 'role', type: 'string' },

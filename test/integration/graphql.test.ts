@@ -487,6 +487,18 @@ describe('pagination', () => {
     expect(syntax.errors?.[0].extensions.code).toBe('invalid-api-params');
   });
 
+  it("filters users on Backend.AI's is_active (an active status)", async () => {
+    const { email } = await createUserVia(t.admin, { description: 'is-active-test' });
+    const { email: inactive } = await createUserVia(t.admin, { description: 'is-active-test', status: 'inactive' });
+    const query = 'query($f: String) { user_list(limit: 10, offset: 0, filter: $f) { total_count items { email is_active } } }';
+    const active = await ok(t.admin, query, { f: 'description == "is-active-test" & is_active == true' });
+    expect(active.user_list).toEqual({ total_count: 1, items: [{ email, is_active: true }] });
+    const notActive = await ok(t.admin, query, { f: 'description == "is-active-test" & is_active != true' });
+    expect(notActive.user_list).toEqual({ total_count: 1, items: [{ email: inactive, is_active: false }] });
+    const refused = await gql(t.admin, query, { f: 'is_active in [true]' });
+    expect(refused.errors?.[0].extensions.code).toBe('invalid-api-params');
+  });
+
   it('filters with like, in and boolean operators', async () => {
     const data = await ok(t.admin, `{ keypair_list(limit: 100, offset: 0, filter: "user_id ilike \\"${plain.email.toUpperCase()}\\" & (is_active == true | is_admin == true)") { items { user_id } } }`);
     expect(data.keypair_list.items.length).toBeGreaterThan(0);
