@@ -316,4 +316,16 @@ describe('images', () => {
     expect((await ok(bob.client, `{ image(reference: "${name}") { name } }`)).image).toBeNull();
     expect((await ok(outsider.client, '{ images { name } }')).images.map((i: any) => i.name)).not.toContain(name);
   });
+
+  it("lists a user's own committed images in customized_images, and answers hash as the digest", async () => {
+    let mine: any[] = [];
+    for (let i = 0; i < 100 && !mine.length; i++) {
+      mine = (await ok(alice.client, '{ customized_images { name is_customized digest hash } }')).customized_images;
+      if (!mine.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((image: any) => image.is_customized && image.hash === image.digest)).toBe(true);
+    expect((await ok(bob.client, '{ customized_images { name } }')).customized_images).toEqual([]);
+    expect((await ok(domainAdmin.client, '{ customized_images { name } }')).customized_images).toEqual([]);
+  });
 });
