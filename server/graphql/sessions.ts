@@ -12,7 +12,7 @@ import { Problem } from '../http/problem';
 import { renameSession } from '../sessions/rename';
 import { SESSION_STATUSES } from '../sessions/states';
 import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from './filter';
 import { canonicalUuid } from './scalars';
 import { formatKernelStat } from '../sessions/kernel-stats';
 
@@ -169,6 +169,8 @@ export const sessionTypeDefs = /* GraphQL */ `
   }
 `;
 
+const AGENT_FIELD: FieldSpec = { column: 's.id', type: 'string', through: { table: 'kernels as fk', key: 'fk.session_id', value: 'fk.agent_id' } };
+
 const SESSION_FIELDS: FieldMap = {
   id: { column: 's.id', type: 'uuid' },
   session_id: { column: 's.id', type: 'uuid' },
@@ -197,6 +199,10 @@ const SESSION_FIELDS: FieldMap = {
   terminated_at: { column: 's.terminated_at', type: 'datetime' },
   starts_at: { column: 's.starts_at', type: 'datetime' },
   startup_command: { column: 's.startup_command', type: 'string' },
+  // A session's agents are those of its kernels; Backend.AI names the filter three ways.
+  agent_ids: AGENT_FIELD,
+  agent_id: AGENT_FIELD,
+  agents: AGENT_FIELD,
 };
 
 const CONTAINER_FIELDS: FieldMap = {

@@ -153,6 +153,21 @@ describe('compute_session_list', () => {
     expect(page2.compute_session_list.items.map((s: any) => s.name)).toEqual(['gql-alice']);
   });
 
+  it("filters on the sessions' agents with Backend.AI's agent_ids, agent_id and agents", async () => {
+    const agentsOf = async (id: string) => (await ok(t.admin, 'query($id: UUID!) { compute_session(id: $id) { agent_ids } }', { id })).compute_session.agent_ids;
+    const agentId = (await agentsOf(aliceSession.id))[0];
+    const bobThere = (await agentsOf(bobSession.id)).includes(agentId);
+    for (const field of ['agent_ids', 'agent_id', 'agents']) {
+      const on = await ok(t.admin, LIST, { filter: `name like "gql-%" & ${field} == "${agentId}"`, order: 'name' });
+      expect(on.compute_session_list.items.map((s: any) => s.name)).toEqual(bobThere ? ['gql-alice', 'gql-bob'] : ['gql-alice']);
+    }
+    const off = await ok(t.admin, LIST, { filter: `name like "gql-%" & agent_ids != "${agentId}"` });
+    expect(off.compute_session_list.items.map((s: any) => s.name)).toEqual(bobThere ? [] : ['gql-bob']);
+    expect((await ok(t.admin, LIST, { filter: 'agent_ids in ["no-such-agent"]' })).compute_session_list.total_count).toBe(0);
+    expect((await ok(alice.client, LIST, { filter: `agents ilike "${agentId.toUpperCase()}"` })).compute_session_list.items.map((s: any) => s.name)).toEqual(['gql-alice']);
+    expect((await gql(t.admin, LIST, { order: 'agent_ids' })).errors?.[0].extensions.code).toBe('invalid-api-params');
+  });
+
   it("refuses a user asking for another access key or domain, and a domain admin another domain", async () => {
     const forbidden = await gql(alice.client, LIST, { access_key: bob.accessKey });
     expect(forbidden.errors?.[0].extensions.code).toBe('generic-forbidden');
