@@ -52,7 +52,7 @@ interface Token {
   value?: string | number;
 }
 
-const TOKEN_RE = /\s*(?:(==|!=|<=|>=|&&|\|\||[<>=()[\],&|!])|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(-?\d+(?:\.\d+)?)(?![\w.])|([A-Za-z_][\w.]*))/y;
+const TOKEN_RE = /\s*(?:(==|!=|<=|>=|&&|\|\||[<>=()[\],&|!])|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])|([A-Za-z_][\w.]*))/y;
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -219,7 +219,7 @@ class FilterParser {
     if (t.kind === 'punct') throw invalid(`filter: expected a value for ${name}, found ${t.text}`);
     switch (field.type) {
       case 'number':
-        if (t.kind !== 'number') throw invalid(`filter: ${name} takes a number.`);
+        if (t.kind !== 'number' || !Number.isFinite(t.value)) throw invalid(`filter: ${name} takes a (finite) number.`);
         return t.value as number;
       case 'boolean':
         throw invalid(`filter: ${name} takes true or false.`);

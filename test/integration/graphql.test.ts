@@ -487,6 +487,15 @@ describe('pagination', () => {
     expect(syntax.errors?.[0].extensions.code).toBe('invalid-api-params');
   });
 
+  it('reads numbers in filters as Backend.AI does: a sign and an exponent are allowed', async () => {
+    const user = await t.createUser({ rateLimit: 25000 });
+    const query = 'query($f: String) { keypair_list(limit: 10, offset: 0, filter: $f) { items { access_key } } }';
+    for (const f of [`rate_limit == 2.5e4 & access_key == "${user.accessKey}"`, `rate_limit > +24999 & access_key == "${user.accessKey}"`]) {
+      expect((await ok(t.admin, query, { f })).keypair_list.items).toEqual([{ access_key: user.accessKey }]);
+    }
+    expect((await gql(t.admin, query, { f: 'rate_limit < 1e999' })).errors?.[0].extensions.code).toBe('invalid-api-params');
+  });
+
   it("filters users on Backend.AI's is_active (an active status)", async () => {
     const { email } = await createUserVia(t.admin, { description: 'is-active-test' });
     const { email: inactive } = await createUserVia(t.admin, { description: 'is-active-test', status: 'inactive' });
