@@ -14,6 +14,7 @@ import { canonicalUuid } from './scalars';
 import { checkManaged, loadUserBy } from './users';
 import { nonNegative } from './values';
 import { COUNTING_QUOTA } from '../sessions/states';
+import { sessionsOfKeypair } from './sessions';
 
 const KEYPAIR_FILTER_ARGS = 'domain_name: String, email: String, is_active: Boolean';
 
@@ -46,6 +47,8 @@ export const keypairTypeDefs = /* GraphQL */ `
     ssh_public_key: String
     projects: [String]
     user_info: UserInfo
+    "The keypair's sessions; status: one status or several separated by commas."
+    compute_sessions(status: String): [ComputeSession]
     "Sessions of this keypair that count against max_concurrent_sessions now."
     concurrency_used: Int
     "The keypair resource policy's max_concurrent_sessions."
@@ -203,6 +206,7 @@ export const keypairResolvers: ResolverMap = {
     id: (kp: KeypairRow) => kp.access_key,
     user_id: (kp: KeypairRow) => kp.email,
     user: (kp: KeypairRow) => kp.user_id,
+    compute_sessions: (kp: KeypairRow, args: { status?: string | null }, ctx: GqlContext) => sessionsOfKeypair(ctx, kp.access_key, args.status),
     concurrency_used: async (kp: KeypairRow, _args, ctx: GqlContext) => {
       const load = loader<string, number>(ctx, 'keypair.concurrency_used', async (keys) => {
         const rows = await dbOf(ctx)

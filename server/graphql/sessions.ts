@@ -296,6 +296,11 @@ function scopedSessions(ctx: GqlContext, args: SessionFilterArgs) {
   return q;
 }
 
+/** The sessions of one access key the caller may see, newest first (KeyPair.compute_sessions). */
+export function sessionsOfKeypair(ctx: GqlContext, accessKey: string, status?: string | null): Promise<SessionRow[]> {
+  return selectSession(scopedSessions(ctx, { access_key: accessKey, status })).orderBy('s.created_at', 'desc').orderBy('s.id').execute();
+}
+
 async function loadSession(ctx: GqlContext, id: string): Promise<SessionRow | undefined> {
   const row = await selectSession(sessionsFrom(ctx)).where('s.id', '=', id).executeTakeFirst();
   return row && sees(ctx, row) ? row : undefined;

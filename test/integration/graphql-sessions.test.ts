@@ -240,6 +240,18 @@ describe("Backend.AI clients' session queries", () => {
   });
 });
 
+describe('KeyPair.compute_sessions', () => {
+  it("lists a keypair's sessions, by status, to whoever may read the keypair", async () => {
+    const query = 'query($ak: String, $status: String) { keypair(access_key: $ak) { compute_sessions(status: $status) { name access_key } } }';
+    const own = await ok(alice.client, query, { ak: alice.accessKey });
+    expect(own.keypair.compute_sessions.map((s: any) => s.name)).toContain('gql-alice');
+    expect(own.keypair.compute_sessions.every((s: any) => s.access_key === alice.accessKey)).toBe(true);
+    expect((await ok(alice.client, query, { ak: alice.accessKey, status: 'TERMINATED,CANCELLED' })).keypair.compute_sessions.map((s: any) => s.name)).not.toContain('gql-alice');
+    expect((await ok(domainAdmin.client, query, { ak: alice.accessKey, status: 'RUNNING' })).keypair.compute_sessions.map((s: any) => s.name)).toContain('gql-alice');
+    expect((await ok(bob.client, query, { ak: alice.accessKey })).keypair).toBeNull();
+  });
+});
+
 describe('compute_container', () => {
   it("answers a session's containers in a list and one by id, within the visibility rule", async () => {
     const list = await ok(alice.client, 'query($sid: ID!) { compute_container_list(session_id: $sid) { total_count items { id session_id role status container_id live_stat } } }', {
