@@ -119,6 +119,7 @@ export const sessionTypeDefs = /* GraphQL */ `
     occupied_slots: JSONString
     occupying_slots: JSONString
     requested_slots: JSONString
+    "Each container's resource options by its cluster hostname, as Backend.AI answers them."
     resource_opts: JSONString
     environ: JSONString
     service_ports: JSONString
@@ -393,6 +394,8 @@ export const sessionResolvers: ResolverMap = {
     mounts: (s: SessionRow) => s.mounts.map((m) => m.name),
     vfolder_mounts: (s: SessionRow) => [...new Set(s.mounts.map((m) => m.id))],
     main_kernel_role: (s: SessionRow) => s.session_type.toUpperCase(),
+    resource_opts: async (s: SessionRow, _args, ctx: GqlContext) =>
+      Object.fromEntries((await kernelsOf(ctx, s.id)).map((k) => [k.cluster_hostname, k.resource_opts ?? {}])),
     created_user_email: (s: SessionRow) => s.user_email,
     created_user_id: (s: SessionRow) => s.user_uuid,
     scheduled_at: (s: SessionRow) => scheduledAt(s.status_history),

@@ -197,8 +197,8 @@ describe("Backend.AI clients' session queries", () => {
       alice.client,
       `query($id: UUID!) { compute_session(id: $id) {
         agent_ids agents main_kernel_role cluster_template created_user_email created_user_id scheduled_at status_history
-        vfolder_mounts idle_checks abusing_reports inference_metrics
-        containers { agent agent_addr scheduled_at abusing_report preopen_ports }
+        vfolder_mounts idle_checks abusing_reports inference_metrics resource_opts
+        containers { agent agent_addr scheduled_at abusing_report preopen_ports cluster_hostname resource_opts }
       } }`,
       { id: aliceSession.id },
     );
@@ -211,6 +211,7 @@ describe("Backend.AI clients' session queries", () => {
     expect(kernel).toMatchObject({ agent: s.agent_ids[0], abusing_report: null, preopen_ports: [] });
     expect(typeof kernel.agent_addr).toBe('string');
     expect(kernel.scheduled_at).not.toBeNull();
+    expect(JSON.parse(s.resource_opts)).toEqual({ [kernel.cluster_hostname]: JSON.parse(kernel.resource_opts) });
   });
 
   it("answers the Backend.AI web UI's agent list fields, counting the agent's kernels", async () => {
