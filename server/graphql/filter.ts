@@ -15,6 +15,17 @@ export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'uuid';
 export interface FieldSpec {
   column: string;
   type: FieldType;
+  /**
+   * For a boolean field kept as text: the column's value that reads as true (e.g. users' is_active is
+   * status = 'active'). Such a field compares only with == and != (or is [not] null).
+   */
+  trueWhen?: string;
+  /**
+   * A value kept in another table, one row per match: the comparison holds when any row of `table` whose `key`
+   * equals this field's `column` matches on `value` (e.g. a session's agents: kernels.agent_id by session_id).
+   * `!=` and `not in` hold when no row matches.
+   */
+  through?: { table: string; key: string; value: string };
 }
 export type FieldMap = Record<string, FieldSpec>;
 
@@ -32,7 +43,8 @@ type CmpOp = '=' | '<>' | '<' | '<=' | '>' | '>=' | 'like' | 'ilike' | 'in' | 'n
 type FilterNode =
   | { kind: 'and' | 'or'; items: FilterNode[] }
   | { kind: 'not'; item: FilterNode }
-  | { kind: 'cmp'; column: string; op: CmpOp; value: Scalar | Scalar[] };
+  | { kind: 'cmp'; column: string; op: CmpOp; value: Scalar | Scalar[] }
+  | { kind: 'through'; column: string; table: string; key: string; negate: boolean; item: FilterNode & { kind: 'cmp' } };
 
 interface Token {
   kind: 'word' | 'string' | 'number' | 'punct';
@@ -40,7 +52,7 @@ interface Token {
   value?: string | number;
 }
 
-const TOKEN_RE = /\s*(?:(==|!=|<=|>=|&&|\|\||[<>=()[\],&|!])|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(-?\d+(?:\.\d+)?)(?![\w.])|([A-Za-z_][\w.]*))/y;
+const TOKEN_RE = /\s*(?:(==|!=|<=|>=|&&|\|\||[<>=()[\],&|!])|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])|([A-Za-z_][\w.]*))/y;
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -136,6 +148,18 @@ class FilterParser {
     if (name.kind !== 'word') throw invalid(`filter: expected a field name, found ${name.text}`);
     const field = this.fields[name.text];
     if (!field) throw invalid(`filter: unknown field ${name.text}; known fields: ${Object.keys(this.fields).join(', ')}`);
+    if (field.through) {
+      const { table, key, value } = field.through;
+      const item = this.compare(name, { column: value, type: field.type });
+      if (item.op === 'is' || item.op === 'is not') throw invalid(`filter: ${name.text} does not compare with null.`);
+      const negate = item.op === '<>' || item.op === 'not in';
+      const op: CmpOp = item.op === '<>' ? '=' : item.op === 'not in' ? 'in' : item.op;
+      return { kind: 'through', column: field.column, table, key, negate, item: { ...item, op } };
+    }
+    return this.compare(name, field);
+  }
+
+  private compare(name: Token, field: FieldSpec): FilterNode & { kind: 'cmp' } {
     const opToken = this.next();
     const op = opToken.text.toLowerCase();
     if (op === 'is' || op === 'isnot') {
@@ -144,6 +168,7 @@ class FilterParser {
       if (value.kind !== 'word' || value.text.toLowerCase() !== 'null') throw invalid('filter: only null may follow is.');
       return { kind: 'cmp', column: field.column, op: negated ? 'is not' : 'is', value: null };
     }
+    if (field.trueWhen !== undefined && (op === 'in' || op === 'not' || op === 'notin')) throw invalid(`filter: ${name.text} compares only with == or !=.`);
     if (op === 'not' || op === 'notin') {
       if (op === 'not' && !(this.isWord('in') && this.next())) throw invalid('filter: expected in after not.');
       return { kind: 'cmp', column: field.column, op: 'not in', value: this.list(name.text, field) };
@@ -165,6 +190,10 @@ class FilterParser {
       return { kind: 'cmp', column: field.column, op: sqlOp === '=' ? 'is' : 'is not', value: null };
     }
     if (field.type === 'boolean' && sqlOp !== '=' && sqlOp !== '<>') throw invalid(`filter: ${name.text} compares only with == or !=.`);
+    if (field.trueWhen !== undefined) {
+      const holds = (value === true) === (sqlOp === '=');
+      return { kind: 'cmp', column: field.column, op: holds ? '=' : '<>', value: field.trueWhen };
+    }
     return { kind: 'cmp', column: field.column, op: sqlOp, value };
   }
 
@@ -190,7 +219,7 @@ class FilterParser {
     if (t.kind === 'punct') throw invalid(`filter: expected a value for ${name}, found ${t.text}`);
     switch (field.type) {
       case 'number':
-        if (t.kind !== 'number') throw invalid(`filter: ${name} takes a number.`);
+        if (t.kind !== 'number' || !Number.isFinite(t.value)) throw invalid(`filter: ${name} takes a (finite) number.`);
         return t.value as number;
       case 'boolean':
         throw invalid(`filter: ${name} takes true or false.`);
@@ -224,6 +253,10 @@ function toExpression(eb: ExpressionBuilder<any, any>, node: FilterNode): Expres
       return eb.or(node.items.map((item) => toExpression(eb, item)));
     case 'not':
       return eb.not(toExpression(eb, node.item));
+    case 'through': {
+      const rows = eb.selectFrom(node.table).select(node.key).where(() => toExpression(eb, node.item));
+      return eb(eb.ref(node.column), node.negate ? 'not in' : 'in', rows);
+    }
     case 'cmp': {
       const ref = eb.ref(node.column);
       if ((node.op === 'in' || node.op === 'not in') && Array.isArray(node.value) && node.value.length === 0) {
@@ -247,6 +280,7 @@ export function parseOrder(text: string | null | undefined, fields: FieldMap): O
     if (!m) throw invalid(`order: cannot read "${item}"; use +field, -field or "field asc|desc".`);
     const field = fields[m[2]];
     if (!field) throw invalid(`order: unknown field ${m[2]}; known fields: ${Object.keys(fields).join(', ')}`);
+    if (field.through) throw invalid(`order: cannot order by ${m[2]}.`);
     const descending = m[1] === '-' || m[3]?.toLowerCase() === 'desc';
     return { column: field.column, direction: descending ? 'desc' : 'asc' };
   });

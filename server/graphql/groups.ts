@@ -44,6 +44,8 @@ export const groupTypeDefs = /* GraphQL */ `
     resource_policy: String
     "GENERAL or MODEL_STORE."
     type: String
+    "Always an empty object: Berth keeps no per-project container registry."
+    container_registry: JSONString
     scaling_groups: [String]
   }
 
@@ -56,6 +58,8 @@ export const groupTypeDefs = /* GraphQL */ `
     allowed_vfolder_hosts: JSONString
     integration_id: String
     resource_policy: String
+    "Accepted for Backend.AI clients and ignored: Berth keeps no per-project container registry."
+    container_registry: JSONString
   }
 
   input ModifyGroupInput {
@@ -70,6 +74,8 @@ export const groupTypeDefs = /* GraphQL */ `
     allowed_vfolder_hosts: JSONString
     integration_id: String
     resource_policy: String
+    "Accepted for Backend.AI clients and ignored: Berth keeps no per-project container registry."
+    container_registry: JSONString
   }
 
   type CreateGroup { ok: Boolean, msg: String, group: Group }
@@ -182,6 +188,7 @@ export const groupResolvers: ResolverMap = {
   },
   Group: {
     type: (group: Group) => group.type.toUpperCase().replace(/-/g, '_'),
+    container_registry: () => ({}),
     scaling_groups: async (group: Group, _args, ctx) => {
       const load = loader<string, { scaling_group: string }[]>(ctx, 'group.scaling_groups', async (ids) => {
         const rows = await dbOf(ctx).selectFrom('sgroups_for_groups').select(['group_id', 'scaling_group']).where('group_id', 'in', ids).orderBy('scaling_group').execute();

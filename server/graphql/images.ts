@@ -36,6 +36,8 @@ export const imageTypeDefs = /* GraphQL */ `
     runtime: String
     is_local: Boolean
     digest: String
+    "The same as digest (Backend.AI's config digest)."
+    hash: String
     labels: [KVPair]
     aliases: [String]
     size_bytes: BigInt
@@ -57,6 +59,8 @@ export const imageTypeDefs = /* GraphQL */ `
     image(reference: String!, architecture: String): Image
     "Active images. is_installed=false lists nothing (every image is present on every agent)."
     images(is_installed: Boolean, is_operation: Boolean, architecture: String): [Image]
+    "The caller's own committed or imported images (any of their keypairs)."
+    customized_images: [Image]
   }
 `;
 
@@ -112,6 +116,11 @@ export const imageResolvers: ResolverMap = {
       if (args.architecture) q = q.where('images.architecture', '=', args.architecture);
       return (await q.executeTakeFirst()) ?? null;
     },
+    customized_images: (_root, _args, ctx) =>
+      visibleImages(ctx)
+        .where('images.owner_access_key', 'in', (eb) => eb.selectFrom('keypairs').select('access_key').where('user_id', '=', ctx.principal.userId))
+        .orderBy('images.name')
+        .execute(),
     images: async (_root, args: { is_installed?: boolean | null; is_operation?: boolean | null; architecture?: string | null }, ctx) => {
       // Every image is on every agent, and Berth has no operation (system) images.
       if (args.is_installed === false || args.is_operation === true) return [];
@@ -126,6 +135,7 @@ export const imageResolvers: ResolverMap = {
     namespace: (image: Image) => parts(image).namespace,
     is_local: (image: Image) => image.registry === 'local',
     digest: (image: Image) => image.id,
+    hash: (image: Image) => image.id,
     labels: (image: Image) => Object.entries(image.labels).map(([key, value]) => ({ key, value })),
     aliases: (image: Image, _args, ctx: GqlContext) => aliasesOf(ctx, image.id),
     resource_limits: (image: Image) => Object.entries(image.resource_limits).map(([key, limit]) => ({ key, min: limit.min, max: limit.max ?? null })),

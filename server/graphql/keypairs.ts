@@ -13,6 +13,8 @@ import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
 import { canonicalUuid } from './scalars';
 import { checkManaged, loadUserBy } from './users';
 import { nonNegative } from './values';
+import { COUNTING_QUOTA } from '../sessions/states';
+import { sessionsOfKeypair } from './sessions';
 
 const KEYPAIR_FILTER_ARGS = 'domain_name: String, email: String, is_active: Boolean';
 
@@ -23,6 +25,8 @@ export const keypairTypeDefs = /* GraphQL */ `
   }
 
   type KeyPair {
+    "The access key (Backend.AI's Item id)."
+    id: ID
     "The owner's email (Backend.AI's legacy naming)."
     user_id: String
     "The owner's UUID."
@@ -43,6 +47,12 @@ export const keypairTypeDefs = /* GraphQL */ `
     ssh_public_key: String
     projects: [String]
     user_info: UserInfo
+    "The keypair's sessions; status: one status or several separated by commas."
+    compute_sessions(status: String): [ComputeSession]
+    "Sessions of this keypair that count against max_concurrent_sessions now."
+    concurrency_used: Int
+    "The keypair resource policy's max_concurrent_sessions."
+    concurrency_limit: Int @deprecated(reason: "Moved to KeyPairResourcePolicy object as the max_concurrent_sessions field.")
   }
 
   type KeyPairList {
@@ -102,6 +112,7 @@ const KEYPAIR_FIELDS: FieldMap = {
   created_at: { column: 'k.created_at', type: 'datetime' },
   modified_at: { column: 'k.modified_at', type: 'datetime' },
   last_used: { column: 'k.last_used', type: 'datetime' },
+  ssh_public_key: { column: 'k.ssh_public_key', type: 'string' },
 };
 
 function keypairsFrom(ctx: GqlContext) {
@@ -192,8 +203,31 @@ export const keypairResolvers: ResolverMap = {
       runList(scopedKeypairs(ctx, args), args, KEYPAIR_FIELDS, 'k.access_key', (qb) => selectKeypair(qb as ReturnType<typeof keypairsFrom>)),
   },
   KeyPair: {
+    id: (kp: KeypairRow) => kp.access_key,
     user_id: (kp: KeypairRow) => kp.email,
     user: (kp: KeypairRow) => kp.user_id,
+    compute_sessions: (kp: KeypairRow, args: { status?: string | null }, ctx: GqlContext) => sessionsOfKeypair(ctx, kp.access_key, args.status),
+    concurrency_used: async (kp: KeypairRow, _args, ctx: GqlContext) => {
+      const load = loader<string, number>(ctx, 'keypair.concurrency_used', async (keys) => {
+        const rows = await dbOf(ctx)
+          .selectFrom('sessions')
+          .select(['access_key', (eb) => eb.fn.countAll().as('count')])
+          .where('access_key', 'in', keys)
+          .where('status', 'in', [...COUNTING_QUOTA])
+          .where('session_type', '<>', 'system')
+          .groupBy('access_key')
+          .execute();
+        return new Map(rows.map((r) => [r.access_key, Number(r.count)]));
+      });
+      return (await load.load(kp.access_key)) ?? 0;
+    },
+    concurrency_limit: async (kp: KeypairRow, _args, ctx: GqlContext) => {
+      const load = loader<string, number>(ctx, 'keypair.concurrency_limit', async (names) => {
+        const rows = await dbOf(ctx).selectFrom('keypair_resource_policies').select(['name', 'max_concurrent_sessions']).where('name', 'in', names).execute();
+        return new Map(rows.map((r) => [r.name, r.max_concurrent_sessions]));
+      });
+      return (await load.load(kp.resource_policy)) ?? null;
+    },
     secret_key: (kp: KeypairRow, _args, ctx: GqlContext) =>
       kp.revealed || kp.user_id === ctx.principal.userId || isSuperadmin(ctx.principal) ? kp.secret_key : null,
     user_info: (kp: KeypairRow) => ({ email: kp.email, full_name: kp.full_name }),

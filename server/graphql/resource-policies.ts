@@ -25,6 +25,12 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     allowed_vfolder_hosts: JSONString
     max_pending_session_count: Int
     max_concurrent_sftp_sessions: Int
+    "Always null: folder limits are in user and project resource policies."
+    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
+    "Always null: folder limits are in user and project resource policies."
+    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    "Always null: folder limits are in user and project resource policies."
+    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
   }
 
   input CreateKeyPairResourcePolicyInput {
@@ -37,6 +43,12 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     idle_timeout: BigInt
     allowed_vfolder_hosts: JSONString
     max_pending_session_count: Int
+    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
+    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
+    "Accepted for Backend.AI clients and ignored."
+    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    "Accepted for Backend.AI clients and ignored."
+    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
   }
 
   input ModifyKeyPairResourcePolicyInput {
@@ -49,6 +61,12 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     idle_timeout: BigInt
     allowed_vfolder_hosts: JSONString
     max_pending_session_count: Int
+    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
+    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
+    "Accepted for Backend.AI clients and ignored."
+    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    "Accepted for Backend.AI clients and ignored."
+    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
   }
 
   type UserResourcePolicy {
@@ -59,6 +77,8 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     max_quota_scope_size: BigInt
     max_session_count_per_model_session: Int
     max_customized_image_count: Int
+    "The same as max_quota_scope_size."
+    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.1")
   }
 
   input CreateUserResourcePolicyInput {
@@ -82,6 +102,8 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     max_vfolder_count: Int
     max_quota_scope_size: BigInt
     max_network_count: Int
+    "The same as max_quota_scope_size."
+    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.1")
   }
 
   input CreateProjectResourcePolicyInput {
@@ -249,9 +271,14 @@ export const resourcePolicyResolvers: ResolverMap = {
       return q.orderBy('name').execute();
     },
   },
-  KeyPairResourcePolicy: { id: (p: { name: string }) => p.name },
-  UserResourcePolicy: { id: (p: { name: string }) => p.name },
-  ProjectResourcePolicy: { id: (p: { name: string }) => p.name },
+  KeyPairResourcePolicy: {
+    id: (p: { name: string }) => p.name,
+    max_vfolder_count: () => null,
+    max_vfolder_size: () => null,
+    max_quota_scope_size: () => null,
+  },
+  UserResourcePolicy: { id: (p: { name: string }) => p.name, max_vfolder_size: (p: { max_quota_scope_size: number }) => p.max_quota_scope_size },
+  ProjectResourcePolicy: { id: (p: { name: string }) => p.name, max_vfolder_size: (p: { max_quota_scope_size: number }) => p.max_quota_scope_size },
   Mutation: {
     create_keypair_resource_policy: mutation(async (args: { name: string; props: KeypairPolicyProps }, ctx) => {
       const values = keypairPolicyValues(args.props);

@@ -12,11 +12,12 @@ import { Problem } from '../http/problem';
 import { renameSession } from '../sessions/rename';
 import { SESSION_STATUSES } from '../sessions/states';
 import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from './filter';
 import { canonicalUuid } from './scalars';
 import { formatKernelStat } from '../sessions/kernel-stats';
 
-const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: UUID, domain_name: String';
+// group_id is a String, as in Backend.AI (clients declare `$group_id: String`); it is checked as a UUID.
+const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: String, domain_name: String';
 
 export const sessionTypeDefs = /* GraphQL */ `
   type ComputeContainer {
@@ -42,10 +43,14 @@ export const sessionTypeDefs = /* GraphQL */ `
     created_at: DateTime
     terminated_at: DateTime
     starts_at: DateTime
+    "When the session was scheduled (its SCHEDULED entry in status_history)."
+    scheduled_at: DateTime
     scaling_group: String
     "The agent's id."
     agent: String
     agent_id: String
+    "The agent's address."
+    agent_addr: String
     container_id: String
     occupied_slots: JSONString
     resource_opts: JSONString
@@ -54,6 +59,10 @@ export const sessionTypeDefs = /* GraphQL */ `
     last_stat: JSONString
     live_stat: JSONString
     commit_status: String
+    "Always null: Berth has no abuse detector."
+    abusing_report: JSONString
+    "Always empty: Berth has no preopened ports."
+    preopen_ports: [Int]
   }
 
   type ComputeContainerList {
@@ -68,11 +77,15 @@ export const sessionTypeDefs = /* GraphQL */ `
     name: String
     "interactive, batch or inference."
     type: String
+    "The session type in upper case (Backend.AI's legacy field)."
+    main_kernel_role: String
     tag: String
     priority: Int
     image: String
     architecture: String
     registry: String
+    "Always null: sessions are not made from cluster templates."
+    cluster_template: String
     cluster_mode: String
     cluster_size: Int
     domain_name: String
@@ -83,6 +96,10 @@ export const sessionTypeDefs = /* GraphQL */ `
     full_name: String
     "The owner's access key."
     access_key: String
+    "The owner's email: Berth does not record a delegating admin apart from the owner."
+    created_user_email: String
+    "The owner's UUID: Berth does not record a delegating admin apart from the owner."
+    created_user_id: UUID
     scaling_group: String
     status: String
     status_info: String
@@ -93,6 +110,8 @@ export const sessionTypeDefs = /* GraphQL */ `
     created_at: DateTime
     terminated_at: DateTime
     starts_at: DateTime
+    "When the session was scheduled (its SCHEDULED entry in status_history)."
+    scheduled_at: DateTime
     "undefined, success or failure."
     result: String
     startup_command: String
@@ -100,15 +119,25 @@ export const sessionTypeDefs = /* GraphQL */ `
     occupied_slots: JSONString
     occupying_slots: JSONString
     requested_slots: JSONString
+    "Each container's resource options by its cluster hostname, as Backend.AI answers them."
     resource_opts: JSONString
     environ: JSONString
     service_ports: JSONString
     "Names of the mounted folders."
     mounts: [String]
-    vfolder_mounts: JSONString
+    "Ids of the mounted folders."
+    vfolder_mounts: [String]
     num_queries: BigInt
     agent_ids: [String]
+    "The same as agent_ids (Backend.AI's legacy name)."
+    agents: [String]
     main_kernel_id: UUID
+    "Always an empty object: Berth's idle timeout is the keypair policy's idle_timeout, checked by the scheduler."
+    idle_checks: JSONString
+    "Always empty: Berth has no abuse detector."
+    abusing_reports: [JSONString]
+    "Always null: Berth collects no inference metrics."
+    inference_metrics: JSONString
     commit_status: String
     containers: [ComputeContainer]
     dependencies: [ComputeSession]
@@ -141,6 +170,8 @@ export const sessionTypeDefs = /* GraphQL */ `
   }
 `;
 
+const AGENT_FIELD: FieldSpec = { column: 's.id', type: 'string', through: { table: 'kernels as fk', key: 'fk.session_id', value: 'fk.agent_id' } };
+
 const SESSION_FIELDS: FieldMap = {
   id: { column: 's.id', type: 'uuid' },
   session_id: { column: 's.id', type: 'uuid' },
@@ -168,6 +199,11 @@ const SESSION_FIELDS: FieldMap = {
   created_at: { column: 's.created_at', type: 'datetime' },
   terminated_at: { column: 's.terminated_at', type: 'datetime' },
   starts_at: { column: 's.starts_at', type: 'datetime' },
+  startup_command: { column: 's.startup_command', type: 'string' },
+  // A session's agents are those of its kernels; Backend.AI names the filter three ways.
+  agent_ids: AGENT_FIELD,
+  agent_id: AGENT_FIELD,
+  agents: AGENT_FIELD,
 };
 
 const CONTAINER_FIELDS: FieldMap = {
@@ -249,12 +285,21 @@ function scopedSessions(ctx: GqlContext, args: SessionFilterArgs) {
     if (!isAdmin(p) && args.access_key !== p.accessKey) throw new Problem('generic-forbidden', 'You may list only your own sessions.');
     q = q.where('s.access_key', '=', args.access_key);
   }
-  if (args.group_id) q = q.where('s.group_id', '=', args.group_id);
+  if (args.group_id) {
+    const groupId = canonicalUuid(args.group_id);
+    if (!groupId) throw invalid('group_id must be a project UUID.');
+    q = q.where('s.group_id', '=', groupId);
+  }
   if (args.status) {
     const statuses = parseStatuses(args.status);
     if (statuses.length) q = q.where('s.status', 'in', statuses);
   }
   return q;
+}
+
+/** The sessions of one access key the caller may see, newest first (KeyPair.compute_sessions). */
+export function sessionsOfKeypair(ctx: GqlContext, accessKey: string, status?: string | null): Promise<SessionRow[]> {
+  return selectSession(scopedSessions(ctx, { access_key: accessKey, status })).orderBy('s.created_at', 'desc').orderBy('s.id').execute();
 }
 
 async function loadSession(ctx: GqlContext, id: string): Promise<SessionRow | undefined> {
@@ -270,6 +315,13 @@ function selectContainer(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuil
   return qb
     .selectAll('k')
     .select(['s.image', 's.architecture', 's.scaling_group_name', 's.starts_at', 's.resource_opts', 's.access_key', 's.domain_name']);
+}
+
+/** The kernels placed on an agent (optionally in one of the given statuses), as ComputeContainer rows. */
+export function containersOnAgent(ctx: GqlContext, agentId: string, statuses?: string[]): Promise<ContainerRow[]> {
+  let q = selectContainer(containersFrom(ctx)).where('k.agent_id', '=', agentId);
+  if (statuses?.length) q = q.where('k.status', 'in', statuses);
+  return q.orderBy('k.created_at').orderBy('k.id').execute();
 }
 
 const registryOf = (image: string) => (image.includes('/') ? image.split('/')[0] : 'local');
@@ -288,6 +340,23 @@ function liveStat(ctx: GqlContext, kernel: ContainerRow): Record<string, unknown
   const agent = kernel.agent_id ? ctx.app.agents.get(kernel.agent_id) : undefined;
   if (!agent || !agent.isAlive(kernel.id)) return null;
   return formatKernelStat(agent.stats(kernel.id));
+}
+
+async function agentIdsOf(ctx: GqlContext, sessionId: string): Promise<string[]> {
+  return [...new Set((await kernelsOf(ctx, sessionId)).map((k) => k.agent_id).filter((a): a is string => Boolean(a)))];
+}
+
+/** The agents' addresses, loaded together. */
+function agentAddr(ctx: GqlContext, agentId: string): Promise<string | undefined> {
+  return loader<string, string>(ctx, 'agent.addr', async (ids) => {
+    const rows = await dbOf(ctx).selectFrom('agents').select(['id', 'addr']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [r.id, r.addr]));
+  }).load(agentId);
+}
+
+/** The time a session or kernel entered SCHEDULED, from its status history. */
+function scheduledAt(history: Record<string, string> | null | undefined): string | null {
+  return history?.SCHEDULED ?? null;
 }
 
 interface ModifyProps {
@@ -323,8 +392,18 @@ export const sessionResolvers: ResolverMap = {
     status_info: (s: SessionRow) => s.status_info ?? '',
     occupied_slots: (s: SessionRow) => s.occupying_slots,
     mounts: (s: SessionRow) => s.mounts.map((m) => m.name),
-    vfolder_mounts: (s: SessionRow) => s.mounts.map((m) => ({ vfid: m.id, name: m.name, kernel_path: m.kernelPath, mount_perm: m.permission })),
-    agent_ids: async (s: SessionRow, _args, ctx: GqlContext) => [...new Set((await kernelsOf(ctx, s.id)).map((k) => k.agent_id).filter((a): a is string => Boolean(a)))],
+    vfolder_mounts: (s: SessionRow) => [...new Set(s.mounts.map((m) => m.id))],
+    main_kernel_role: (s: SessionRow) => s.session_type.toUpperCase(),
+    resource_opts: async (s: SessionRow, _args, ctx: GqlContext) =>
+      Object.fromEntries((await kernelsOf(ctx, s.id)).map((k) => [k.cluster_hostname, k.resource_opts ?? {}])),
+    created_user_email: (s: SessionRow) => s.user_email,
+    created_user_id: (s: SessionRow) => s.user_uuid,
+    scheduled_at: (s: SessionRow) => scheduledAt(s.status_history),
+    agent_ids: (s: SessionRow, _args, ctx: GqlContext) => agentIdsOf(ctx, s.id),
+    agents: (s: SessionRow, _args, ctx: GqlContext) => agentIdsOf(ctx, s.id),
+    idle_checks: () => ({}),
+    abusing_reports: () => [],
+    inference_metrics: () => null,
     main_kernel_id: async (s: SessionRow, _args, ctx: GqlContext) => (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main')?.id ?? null,
     service_ports: async (s: SessionRow, _args, ctx: GqlContext) => {
       const main = (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main');
@@ -355,6 +434,10 @@ export const sessionResolvers: ResolverMap = {
     status_info: (k: ContainerRow) => k.status_info ?? '',
     scaling_group: (k: ContainerRow) => k.scaling_group_name,
     agent: (k: ContainerRow) => k.agent_id,
+    agent_addr: async (k: ContainerRow, _args, ctx: GqlContext) => (k.agent_id ? ((await agentAddr(ctx, k.agent_id)) ?? null) : null),
+    scheduled_at: (k: ContainerRow) => scheduledAt(k.status_history),
+    abusing_report: () => null,
+    preopen_ports: () => [],
     service_ports: (k: ContainerRow) => k.service_ports.map(({ name, protocol, ports }) => ({ name, protocol, container_ports: ports })),
     live_stat: (k: ContainerRow, _args, ctx: GqlContext) => liveStat(ctx, k),
   },

@@ -57,6 +57,8 @@ export const userTypeDefs = /* GraphQL */ `
     allowed_client_ip: [String]
     "Always false: Berth has no TOTP."
     totp_activated: Boolean
+    "Always null: Berth has no TOTP."
+    totp_activated_at: DateTime
     "Always false: Berth has no sudo sessions."
     sudo_session_enabled: Boolean
     main_access_key: String
@@ -150,6 +152,7 @@ const USER_FIELDS: FieldMap = {
   full_name: { column: 'full_name', type: 'string' },
   description: { column: 'description', type: 'string' },
   status: { column: 'status', type: 'string' },
+  is_active: { column: 'status', type: 'boolean', trueWhen: 'active' },
   status_info: { column: 'status_info', type: 'string' },
   domain_name: { column: 'domain_name', type: 'string' },
   role: { column: 'role', type: 'string' },
@@ -282,6 +285,7 @@ export const userResolvers: ResolverMap = {
     id: (user: User) => user.uuid,
     is_active: (user: User) => user.status === 'active',
     totp_activated: () => false,
+    totp_activated_at: () => null,
     sudo_session_enabled: () => false,
     groups: async (user: User, _args, ctx) => {
       const load = loader<string, { id: string; name: string }[]>(ctx, 'user.groups', async (ids) => {

@@ -153,6 +153,21 @@ describe('compute_session_list', () => {
     expect(page2.compute_session_list.items.map((s: any) => s.name)).toEqual(['gql-alice']);
   });
 
+  it("filters on the sessions' agents with Backend.AI's agent_ids, agent_id and agents", async () => {
+    const agentsOf = async (id: string) => (await ok(t.admin, 'query($id: UUID!) { compute_session(id: $id) { agent_ids } }', { id })).compute_session.agent_ids;
+    const agentId = (await agentsOf(aliceSession.id))[0];
+    const bobThere = (await agentsOf(bobSession.id)).includes(agentId);
+    for (const field of ['agent_ids', 'agent_id', 'agents']) {
+      const on = await ok(t.admin, LIST, { filter: `name like "gql-%" & ${field} == "${agentId}"`, order: 'name' });
+      expect(on.compute_session_list.items.map((s: any) => s.name)).toEqual(bobThere ? ['gql-alice', 'gql-bob'] : ['gql-alice']);
+    }
+    const off = await ok(t.admin, LIST, { filter: `name like "gql-%" & agent_ids != "${agentId}"` });
+    expect(off.compute_session_list.items.map((s: any) => s.name)).toEqual(bobThere ? [] : ['gql-bob']);
+    expect((await ok(t.admin, LIST, { filter: 'agent_ids in ["no-such-agent"]' })).compute_session_list.total_count).toBe(0);
+    expect((await ok(alice.client, LIST, { filter: `agents ilike "${agentId.toUpperCase()}"` })).compute_session_list.items.map((s: any) => s.name)).toEqual(['gql-alice']);
+    expect((await gql(t.admin, LIST, { order: 'agent_ids' })).errors?.[0].extensions.code).toBe('invalid-api-params');
+  });
+
   it("refuses a user asking for another access key or domain, and a domain admin another domain", async () => {
     const forbidden = await gql(alice.client, LIST, { access_key: bob.accessKey });
     expect(forbidden.errors?.[0].extensions.code).toBe('generic-forbidden');
@@ -160,6 +175,81 @@ describe('compute_session_list', () => {
     expect((await gql(domainAdmin.client, LIST, { domain_name: 'elsewhere' })).errors?.[0].extensions.code).toBe('generic-forbidden');
     const byKey = await ok(domainAdmin.client, LIST, { access_key: bob.accessKey });
     expect(byKey.compute_session_list.items.map((s: any) => s.name)).toEqual(['gql-bob']);
+  });
+});
+
+describe("Backend.AI clients' session queries", () => {
+  it('takes group_id as a String variable, as the Backend.AI web UI and SDKs declare it', async () => {
+    const query = `query($limit:Int!, $offset:Int!, $ak:String, $group_id:String, $status:String) {
+      compute_session_list(limit:$limit, offset:$offset, access_key:$ak, group_id:$group_id, status:$status) { total_count items { name group_id } }
+    }`;
+    const group = (await ok(alice.client, 'query($id: UUID!) { compute_session(id: $id) { group_id } }', { id: aliceSession.id })).compute_session.group_id;
+    const data = await ok(alice.client, query, { limit: 10, offset: 0, status: 'RUNNING', group_id: group });
+    expect(data.compute_session_list).toEqual({ total_count: 1, items: [{ name: 'gql-alice', group_id: group }] });
+    const other = await ok(alice.client, query, { limit: 10, offset: 0, group_id: '00000000-0000-4000-8000-000000000000' });
+    expect(other.compute_session_list.total_count).toBe(0);
+    const bad = await gql(alice.client, query, { limit: 10, offset: 0, group_id: 'not-a-uuid' });
+    expect(bad.errors?.[0].extensions.code).toBe('invalid-api-params');
+  });
+
+  it("answers Backend.AI's legacy and extra session fields", async () => {
+    const data = await ok(
+      alice.client,
+      `query($id: UUID!) { compute_session(id: $id) {
+        agent_ids agents main_kernel_role cluster_template created_user_email created_user_id scheduled_at status_history
+        vfolder_mounts idle_checks abusing_reports inference_metrics resource_opts
+        containers { agent agent_addr scheduled_at abusing_report preopen_ports cluster_hostname resource_opts }
+      } }`,
+      { id: aliceSession.id },
+    );
+    const s = data.compute_session;
+    expect(s.agents).toEqual(s.agent_ids);
+    expect(s).toMatchObject({ main_kernel_role: 'INTERACTIVE', cluster_template: null, created_user_email: alice.email, created_user_id: alice.uuid, vfolder_mounts: [], abusing_reports: [], inference_metrics: null });
+    expect(JSON.parse(s.idle_checks)).toEqual({});
+    expect(new Date(s.scheduled_at).toISOString()).toBe(new Date(JSON.parse(s.status_history).SCHEDULED).toISOString());
+    const [kernel] = s.containers;
+    expect(kernel).toMatchObject({ agent: s.agent_ids[0], abusing_report: null, preopen_ports: [] });
+    expect(typeof kernel.agent_addr).toBe('string');
+    expect(kernel.scheduled_at).not.toBeNull();
+    expect(JSON.parse(s.resource_opts)).toEqual({ [kernel.cluster_hostname]: JSON.parse(kernel.resource_opts) });
+  });
+
+  it("answers the Backend.AI web UI's agent list fields, counting the agent's kernels", async () => {
+    const data = await ok(
+      t.admin,
+      `query($limit: Int!, $offset: Int!, $status: String) { agent_list(limit: $limit, offset: $offset, status: $status) { total_count items {
+        id status version addr architecture region compute_plugins first_contact lost_at status_changed live_stat cpu_cur_pct mem_cur_bytes
+        available_slots occupied_slots scaling_group hardware_metadata local_config container_count auto_terminate_abusing_kernel
+        mem_slots cpu_slots gpu_slots tpu_slots used_mem_slots used_cpu_slots used_gpu_slots used_tpu_slots
+        compute_containers(status: "RUNNING") { session_id status }
+      } } }`,
+      { limit: 10, offset: 0, status: 'ALIVE' },
+    );
+    const agentId = (await ok(alice.client, 'query($id: UUID!) { compute_session(id: $id) { agent_ids } }', { id: aliceSession.id })).compute_session.agent_ids[0];
+    const agent = data.agent_list.items.find((a: any) => a.id === agentId);
+    const available = JSON.parse(agent.available_slots);
+    expect(agent).toMatchObject({ cpu_cur_pct: null, auto_terminate_abusing_kernel: false, cpu_slots: Number(available.cpu), gpu_slots: 0, tpu_slots: 0 });
+    expect(agent.mem_slots).toBe(Math.floor(Number(available.mem) / 1024 ** 2));
+    expect(agent.container_count).toBeGreaterThanOrEqual(2);
+    expect(agent.compute_containers.map((k: any) => k.session_id)).toEqual(expect.arrayContaining([aliceSession.id, bobSession.id]));
+    expect(agent.compute_containers.every((k: any) => k.status === 'RUNNING')).toBe(true);
+    expect(JSON.parse(agent.hardware_metadata)).toEqual({});
+    expect(JSON.parse(agent.local_config).agent).toMatchObject({ id: agentId, scaling_group: agent.scaling_group });
+    const live = JSON.parse(agent.live_stat);
+    expect(live.node.mem).toMatchObject({ capacity: available.mem, unit_hint: 'bytes' });
+    expect(Number(live.node.mem.current)).toBe(agent.mem_cur_bytes);
+  });
+});
+
+describe('KeyPair.compute_sessions', () => {
+  it("lists a keypair's sessions, by status, to whoever may read the keypair", async () => {
+    const query = 'query($ak: String, $status: String) { keypair(access_key: $ak) { compute_sessions(status: $status) { name access_key } } }';
+    const own = await ok(alice.client, query, { ak: alice.accessKey });
+    expect(own.keypair.compute_sessions.map((s: any) => s.name)).toContain('gql-alice');
+    expect(own.keypair.compute_sessions.every((s: any) => s.access_key === alice.accessKey)).toBe(true);
+    expect((await ok(alice.client, query, { ak: alice.accessKey, status: 'TERMINATED,CANCELLED' })).keypair.compute_sessions.map((s: any) => s.name)).not.toContain('gql-alice');
+    expect((await ok(domainAdmin.client, query, { ak: alice.accessKey, status: 'RUNNING' })).keypair.compute_sessions.map((s: any) => s.name)).toContain('gql-alice');
+    expect((await ok(bob.client, query, { ak: alice.accessKey })).keypair).toBeNull();
   });
 });
 
@@ -253,5 +343,17 @@ describe('images', () => {
     expect((await ok(bob.client, '{ images { name } }')).images.map((i: any) => i.name)).not.toContain(name);
     expect((await ok(bob.client, `{ image(reference: "${name}") { name } }`)).image).toBeNull();
     expect((await ok(outsider.client, '{ images { name } }')).images.map((i: any) => i.name)).not.toContain(name);
+  });
+
+  it("lists a user's own committed images in customized_images, and answers hash as the digest", async () => {
+    let mine: any[] = [];
+    for (let i = 0; i < 100 && !mine.length; i++) {
+      mine = (await ok(alice.client, '{ customized_images { name is_customized digest hash } }')).customized_images;
+      if (!mine.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((image: any) => image.is_customized && image.hash === image.digest)).toBe(true);
+    expect((await ok(bob.client, '{ customized_images { name } }')).customized_images).toEqual([]);
+    expect((await ok(domainAdmin.client, '{ customized_images { name } }')).customized_images).toEqual([]);
   });
 });

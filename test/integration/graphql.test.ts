@@ -409,6 +409,56 @@ describe('agents', () => {
   });
 });
 
+describe("Backend.AI clients' queries and inputs", () => {
+  it("answers the web UI's keypair list fields: id, concurrency_used and concurrency_limit", async () => {
+    const user = await t.createUser();
+    const query = `query($email: String, $is_active: Boolean) { keypairs(email: $email, is_active: $is_active) {
+      id access_key is_active is_admin user_id created_at last_used concurrency_limit concurrency_used rate_limit num_queries resource_policy
+    } }`;
+    const before = (await ok(t.admin, query, { email: user.email, is_active: true })).keypairs;
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatchObject({ id: user.accessKey, access_key: user.accessKey, concurrency_used: 0, concurrency_limit: 30, resource_policy: 'default' });
+    const created = await user.client.call('POST', '/session', { body: { name: 'gql-concurrency', image: 'shell' } });
+    try {
+      const after = (await ok(user.client, 'query($ak: String) { keypair(access_key: $ak) { concurrency_used } }', { ak: user.accessKey })).keypair;
+      expect(after).toEqual({ concurrency_used: 1 });
+    } finally {
+      await user.client.request('DELETE', `/session/${created.sessionId}`, { query: { forced: true } });
+    }
+  });
+
+  it('accepts and answers the deprecated folder fields of keypair resource policies, as older SDKs send them', async () => {
+    const name = unique('legacy-kp-policy');
+    const data = await ok(
+      t.admin,
+      `mutation($name: String!, $input: CreateKeyPairResourcePolicyInput!) {
+        create_keypair_resource_policy(name: $name, props: $input) { ok msg resource_policy { name max_concurrent_sessions max_vfolder_count max_vfolder_size max_quota_scope_size } }
+      }`,
+      { name, input: { default_for_unspecified: 'UNLIMITED', total_resource_slots: '{}', max_concurrent_sessions: 2, max_containers_per_session: 1, max_vfolder_count: 5, max_vfolder_size: 1024, idle_timeout: 0, allowed_vfolder_hosts: '{}' } },
+    );
+    expect(data.create_keypair_resource_policy).toEqual({
+      ok: true,
+      msg: 'success',
+      resource_policy: { name, max_concurrent_sessions: 2, max_vfolder_count: null, max_vfolder_size: null, max_quota_scope_size: null },
+    });
+    const modified = await ok(t.admin, 'mutation($n: String!) { modify_keypair_resource_policy(name: $n, props: { max_vfolder_count: 3 }) { ok } }', { n: name });
+    expect(modified.modify_keypair_resource_policy.ok).toBe(true);
+    const user = await ok(t.admin, '{ user_resource_policy(name: "default") { max_quota_scope_size max_vfolder_size } project_resource_policy(name: "default") { max_quota_scope_size max_vfolder_size } }');
+    expect(user.user_resource_policy.max_vfolder_size).toBe(user.user_resource_policy.max_quota_scope_size);
+    expect(user.project_resource_policy.max_vfolder_size).toBe(user.project_resource_policy.max_quota_scope_size);
+  });
+
+  it("answers a user's totp_activated_at and a project's container_registry, and accepts container_registry on input", async () => {
+    expect((await ok(plain.client, '{ user { totp_activated totp_activated_at } }')).user).toEqual({ totp_activated: false, totp_activated_at: null });
+    const name = unique('registry-project');
+    const created = await ok(t.admin, 'mutation($n: String!) { create_group(name: $n, props: { domain_name: "default", container_registry: "{}" }) { ok group { id container_registry } } }', { n: name });
+    expect(created.create_group.ok).toBe(true);
+    expect(JSON.parse(created.create_group.group.container_registry)).toEqual({});
+    const modified = await ok(t.admin, 'mutation($id: UUID!) { modify_group(gid: $id, props: { container_registry: "{}" }) { ok } }', { id: created.create_group.group.id });
+    expect(modified.modify_group.ok).toBe(true);
+  });
+});
+
 describe('pagination', () => {
   it('pages with limit and offset and counts the total', async () => {
     for (let i = 0; i < 3; i++) await createUserVia(t.admin, { description: 'page-test' });
@@ -435,6 +485,27 @@ describe('pagination', () => {
     expect(order.errors?.[0].message).toContain('unknown field password');
     const syntax = await gql(t.admin, '{ user_list(limit: 10, offset: 0, filter: "email ==") { total_count } }');
     expect(syntax.errors?.[0].extensions.code).toBe('invalid-api-params');
+  });
+
+  it('reads numbers in filters as Backend.AI does: a sign and an exponent are allowed', async () => {
+    const user = await t.createUser({ rateLimit: 25000 });
+    const query = 'query($f: String) { keypair_list(limit: 10, offset: 0, filter: $f) { items { access_key } } }';
+    for (const f of [`rate_limit == 2.5e4 & access_key == "${user.accessKey}"`, `rate_limit > +24999 & access_key == "${user.accessKey}"`]) {
+      expect((await ok(t.admin, query, { f })).keypair_list.items).toEqual([{ access_key: user.accessKey }]);
+    }
+    expect((await gql(t.admin, query, { f: 'rate_limit < 1e999' })).errors?.[0].extensions.code).toBe('invalid-api-params');
+  });
+
+  it("filters users on Backend.AI's is_active (an active status)", async () => {
+    const { email } = await createUserVia(t.admin, { description: 'is-active-test' });
+    const { email: inactive } = await createUserVia(t.admin, { description: 'is-active-test', status: 'inactive' });
+    const query = 'query($f: String) { user_list(limit: 10, offset: 0, filter: $f) { total_count items { email is_active } } }';
+    const active = await ok(t.admin, query, { f: 'description == "is-active-test" & is_active == true' });
+    expect(active.user_list).toEqual({ total_count: 1, items: [{ email, is_active: true }] });
+    const notActive = await ok(t.admin, query, { f: 'description == "is-active-test" & is_active != true' });
+    expect(notActive.user_list).toEqual({ total_count: 1, items: [{ email: inactive, is_active: false }] });
+    const refused = await gql(t.admin, query, { f: 'is_active in [true]' });
+    expect(refused.errors?.[0].extensions.code).toBe('invalid-api-params');
   });
 
   it('filters with like, in and boolean operators', async () => {
