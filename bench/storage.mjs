@@ -34,14 +34,20 @@ function rss(pid) {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(text)[1]) * 1024;
 }
+/** CPU seconds (user + system) a process has used: less at the mercy of a busy machine than wall time. */
+function cpu(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 async function sampled(pid, work) {
   const before = rss(pid);
+  const cpuBefore = cpu(pid);
   let peak = before;
   const timer = setInterval(() => (peak = Math.max(peak, rss(pid))), 25);
   const started = performance.now();
   try {
     const result = await work();
-    return { ...result, ms: performance.now() - started, mem: { before, peak: Math.max(peak, rss(pid)), after: 0 } };
+    return { ...result, ms: performance.now() - started, cpu: cpu(pid) - cpuBefore, mem: { before, peak: Math.max(peak, rss(pid)), after: 0 } };
   } finally {
     clearInterval(timer);
   }
@@ -125,6 +131,7 @@ try {
   bare = await startProcess(['--input-type=module', '-e', BASELINE], { PORT: String(barePort) });
   client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
   const pid = berth.child.pid;
+  const barePid = bare.child.pid;
 
   const folder = await client.call('POST', '/folders', { body: { name: 'bench-storage' } });
   const folderRoot = path.join(dataDir, 'vfolders', 'volume1', folder.id);
@@ -174,11 +181,11 @@ try {
 
   const runs = { bareUp: [], bareUpChunked: [], bareDown: [], tusWhole: [], tusChunked: [], berthDown: [] };
   for (let round = 0; PHASES.has('transfers') && round < ROUNDS; round++) {
-    const up = await settle(pid, await sampled(pid, () => bareUpload(round, SIZE)));
+    const up = await settle(pid, await sampled(barePid, () => bareUpload(round, SIZE)));
     runs.bareUp.push(up);
-    runs.bareDown.push(await settle(pid, await sampled(pid, () => bareDownload(up.file))));
+    runs.bareDown.push(await settle(pid, await sampled(barePid, () => bareDownload(up.file))));
     rmSync(up.file);
-    const chunked = await sampled(pid, () => bareUpload(round, CHUNK));
+    const chunked = await sampled(barePid, () => bareUpload(round, CHUNK));
     runs.bareUpChunked.push(chunked);
     if ((await sha256File(chunked.file)) !== expected) throw new Error('the chunked baseline upload differs from the source');
     rmSync(chunked.file);
@@ -226,9 +233,9 @@ try {
   }
 
   if (PHASES.has('transfers')) {
-    console.log(`\nTransfers of ${mib(SIZE)} MiB of random bytes over loopback into the same disk (best of ${ROUNDS}; manager RSS MiB before / peak / after, growth)`);
-    console.log('| case | MB/s | vs baseline | manager RSS MiB | RSS growth MiB |');
-    console.log('|---|---:|---:|---:|---:|');
+    console.log(`\nTransfers of ${mib(SIZE)} MiB of random bytes over loopback into the same disk (best of ${ROUNDS}; server CPU seconds of that run, user + system; manager RSS MiB before / peak / after, growth)`);
+    console.log('| case | MB/s | vs baseline | server CPU s | manager RSS MiB | RSS growth MiB |');
+    console.log('|---|---:|---:|---:|---:|---:|');
     const bu = MB(SIZE, best(runs.bareUp).ms);
     const buc = MB(SIZE, best(runs.bareUpChunked).ms);
     const bd = MB(SIZE, best(runs.bareDown).ms);
@@ -241,11 +248,11 @@ try {
     for (const [label, list, baseline] of uploads) {
       const r = best(list);
       const bare = label.includes('baseline');
-      console.log(`| ${label} | ${MB(SIZE, r.ms).toFixed(0)} | ${(MB(SIZE, r.ms) / baseline).toFixed(2)} | ${bare ? '(other process)' : memCell(r)} | ${bare ? '' : growth(r)} |`);
+      console.log(`| ${label} | ${MB(SIZE, r.ms).toFixed(0)} | ${(MB(SIZE, r.ms) / baseline).toFixed(2)} | ${r.cpu.toFixed(2)} | ${bare ? '(other process)' : memCell(r)} | ${bare ? '' : growth(r)} |`);
     }
-    console.log(`| download: bare node:http file → GET (baseline) | ${bd.toFixed(0)} | 1.00 | (other process) | |`);
+    console.log(`| download: bare node:http file → GET (baseline) | ${bd.toFixed(0)} | 1.00 | ${best(runs.bareDown).cpu.toFixed(2)} | (other process) | |`);
     const dr = best(runs.berthDown);
-    console.log(`| download: request-download + GET | ${MB(SIZE, dr.ms).toFixed(0)} | ${(MB(SIZE, dr.ms) / bd).toFixed(2)} | ${memCell(dr)} | ${growth(dr)} |`);
+    console.log(`| download: request-download + GET | ${MB(SIZE, dr.ms).toFixed(0)} | ${(MB(SIZE, dr.ms) / bd).toFixed(2)} | ${dr.cpu.toFixed(2)} | ${memCell(dr)} | ${growth(dr)} |`);
   }
 
   if (zip || listing) {
