@@ -19,6 +19,8 @@ import { containerRegistryResolvers, containerRegistryTypeDefs } from './contain
 import { imageResolvers, imageTypeDefs } from './images';
 import { sessionResolvers, sessionTypeDefs } from './sessions';
 import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
+import { quotaScopeResolvers, quotaScopeTypeDefs } from './quota-scopes';
+import { vfolderPermissionResolvers, vfolderPermissionTypeDefs } from './vfolder-permissions';
 
 /** The roots; each family extends them. */
 const rootTypeDefs = /* GraphQL */ `
@@ -28,6 +30,8 @@ const rootTypeDefs = /* GraphQL */ `
 
 const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: vfolderTypeDefs, resolvers: vfolderResolvers },
+  { typeDefs: quotaScopeTypeDefs, resolvers: quotaScopeResolvers },
+  { typeDefs: vfolderPermissionTypeDefs, resolvers: vfolderPermissionResolvers },
   { typeDefs: domainTypeDefs, resolvers: domainResolvers },
   { typeDefs: groupTypeDefs, resolvers: groupResolvers },
   { typeDefs: userTypeDefs, resolvers: userResolvers },
