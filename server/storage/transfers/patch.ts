@@ -20,6 +20,7 @@ import type { Upload } from '@tus/server';
 import type { App } from '../../app';
 import { PROBLEM_BASE, Problem } from '../../http/problem';
 import type { StorageVolume } from '../hosts';
+import { problemOf } from '../safe-path';
 import { fromProblem, noSuchUploadSession, sendProblem, type ProblemBody } from './respond';
 import { finishUpload, uploadsOf, type FinishContext } from './uploads';
 
@@ -72,6 +73,8 @@ async function append(req: IncomingMessage, file: string, offset: number, room: 
     else await pipeline(req, limitTo(room), out);
   } catch (err) {
     if (err instanceof Problem) throw err;
+    // The storage failed (ENOSPC, EDQUOT, EIO…): not a success, whatever was written.
+    if ((err as NodeJS.ErrnoException).syscall) throw problemOf(err);
     // The client went away: what was written stays, and HEAD tells the client where to resume.
   }
   return offset + out.bytesWritten;
