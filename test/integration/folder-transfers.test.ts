@@ -262,6 +262,13 @@ describe('tus upload', () => {
     const second = await requestUpload('held', 'second.bin', 200, other);
     expect(second.status).toBe(412);
     expect(second.json().type).toBe(`${PROBLEM}quota-exceeded`);
+    // A session terminated with DELETE gives its hold back at once.
+    const dropped = await requestUpload('held', 'dropped.bin', 100, other);
+    const droppedUrl = `${dropped.json().url}?token=${dropped.json().token}`;
+    expect((await patch(droppedUrl, 0, randomBytes(50))).status).toBe(204);
+    expect(heldUploadSessions(t.app)).toContain(decodeJwt(dropped.json().token).session);
+    expect((await send('DELETE', droppedUrl, TUS)).status).toBe(204);
+    expect(heldUploadSessions(t.app)).toEqual([session]);
     expect((await requestUpload('held', 'small.bin', 100, other)).status).toBe(200);
     const done = await patch(url, 450, data.subarray(450));
     expect(done.status).toBe(204);

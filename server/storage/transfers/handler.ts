@@ -21,7 +21,7 @@ import { CORS_HEADERS, serveDownload } from './download';
 import { fromProblem, noSuchUploadSession, sendProblem } from './respond';
 import { verifyTransferToken, type TransferClaims, type TransferOp } from './tokens';
 import { findUpload, serveTus, uploadComponents, UPLOAD_PATH } from './uploads';
-import { holdUploadQuota } from './upload-quota';
+import { endUploadQuota, holdUploadQuota } from './upload-quota';
 import { patchUpload } from './patch';
 
 export const DOWNLOAD_PATH = '/storage/download';
@@ -75,6 +75,8 @@ async function handleUpload(app: App, req: IncomingMessage, res: ServerResponse,
   if (!upload) return sendProblem(res, noSuchUploadSession(), TUS_CORS);
   if (method !== 'PATCH') {
     await serveTus(app, volume, req, res, session);
+    // A terminated session promises no bytes any more.
+    if (method === 'DELETE') await endUploadQuota(app, session);
     return;
   }
   // The whole upload must fit into the quota scope (412 before any byte is taken); the hold spans its PATCHes.
