@@ -1,5 +1,6 @@
 /**
- * Resumable uploads (CONTRACT §9.4) with the tus reference server (@tus/server + @tus/file-store).
+ * Resumable uploads (CONTRACT §9.4) with the tus reference server (@tus/server + @tus/file-store); PATCH itself is
+ * served by ./patch.ts on the same store.
  *
  * - `request-upload` creates the upload session at once (an empty temporary file plus its record), so the client
  *   speaks only HEAD/PATCH to `{url}?token=`; the token's `session` claim names the session.
@@ -69,7 +70,7 @@ function codeOf(err: unknown): string | undefined {
 
 /**
  * Upload records (`<session>.json`), read from disk once and remembered: every PATCH looks its session up twice
- * (this handler, then tus), and a record changes only through this store. Sizes and offsets still come from the
+ * (the handler, then ./patch.ts under its lock), and a record changes only through this store. Sizes and offsets still come from the
  * temporary file itself (stat), so a record remembered here is never stale about the bytes received.
  */
 class RememberedConfigstore extends FileConfigstore {
