@@ -312,6 +312,34 @@ describe('tus upload', () => {
     expect(sha(readFileSync(path.join(folder.root, 'r.bin')))).toBe(sha(data));
   });
 
+  it('re-checks access on every chunk: a chunk after the access ended is refused and none of its bytes kept', async () => {
+    const owner = await t.createUser();
+    const guest = await t.createUser();
+    const folder = await makeFolder('revoked', owner);
+    const uuid = folder.id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    await t.app.db.insertInto('vfolder_permissions').values({ vfolder_id: uuid, user_uuid: guest.uuid, permission: 'rw' }).execute();
+    const data = randomBytes(3000);
+    const asked = await requestUpload(folder.id, 'g.bin', data.length, guest);
+    expect(asked.status, asked.text).toBe(200);
+    const url = `${asked.json().url}?token=${asked.json().token}`;
+    const temp = path.join(uploadsDir(), decodeJwt(asked.json().token).session as string);
+    expect((await patch(url, 0, data.subarray(0, 1000))).status).toBe(204);
+    await t.app.db.deleteFrom('vfolder_permissions').where('vfolder_id', '=', uuid).execute();
+    const refused = await patch(url, 1000, data.subarray(1000, 2000));
+    expect(refused.status).toBe(404);
+    expect(statSync(temp).size).toBe(1000);
+    // Shared again: the upload goes on from where it was, and the folder going to the trash stops it likewise.
+    await t.app.db.insertInto('vfolder_permissions').values({ vfolder_id: uuid, user_uuid: guest.uuid, permission: 'rw' }).execute();
+    expect((await patch(url, 1000, data.subarray(1000, 2000))).status).toBe(204);
+    await owner.client.call('DELETE', `/folders/${folder.id}`);
+    const trashed = await patch(url, 2000, data.subarray(2000));
+    expect(trashed.status).toBe(400);
+    expect(JSON.parse(trashed.body.toString()).type).toBe(`${PROBLEM}vfolder-filter-status-failed`);
+    expect(statSync(temp).size).toBe(2000);
+    expect((await send('HEAD', url, TUS)).headers['upload-offset']).toBe('2000');
+    expect(existsSync(path.join(folder.root, 'g.bin'))).toBe(false);
+  });
+
   it('remembers a verified token only until it expires', async () => {
     await makeFolder('clock');
     const url = await uploadUrl('clock', 'c.bin', 4);
