@@ -2,7 +2,8 @@
 // the baseline, measured in the same run, is a bare node:http server (also a child process) that pipes a request
 // body into a file on the same disk and streams a file back. Figures: MB/s and the ratio to the baseline for a
 // 1 GiB upload (request-upload + tus PATCH) and download (request-download), zip streaming of 10,000 small files,
-// listing 100,000 entries, and the manager's RSS (VmRSS) before/peak/after each phase.
+// listing 100,000 entries, and the manager's RSS (VmRSS) before/peak/after each phase and its growth (peak − before).
+// BENCH_STORAGE_PHASES=transfers,zip,listing (the default: all) runs only some phases.
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import http from 'node:http';
@@ -21,24 +22,32 @@ const ROUNDS = Number(process.env.BENCH_STORAGE_ROUNDS ?? 2);
 const ZIP_FILES = 10_000;
 const LIST_ENTRIES = 100_000;
 const CHUNK = 8 * 1024 * 1024;
+const PHASES = new Set((process.env.BENCH_STORAGE_PHASES ?? 'transfers,zip,listing').split(',').map((p) => p.trim()));
 const TUS = { 'Tus-Resumable': '1.0.0' };
 
 const MB = (bytes, ms) => bytes / 1e6 / (ms / 1000);
 const mib = (bytes) => (bytes / 1024 ** 2).toFixed(0);
+const growth = (run) => `+${mib(Math.max(0, run.mem.peak - run.mem.before))}`;
 
 /** Samples a process's VmRSS every 25 ms while `work` runs. */
 function rss(pid) {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(text)[1]) * 1024;
 }
+/** CPU seconds (user + system) a process has used: less at the mercy of a busy machine than wall time. */
+function cpu(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 async function sampled(pid, work) {
   const before = rss(pid);
+  const cpuBefore = cpu(pid);
   let peak = before;
   const timer = setInterval(() => (peak = Math.max(peak, rss(pid))), 25);
   const started = performance.now();
   try {
     const result = await work();
-    return { ...result, ms: performance.now() - started, mem: { before, peak: Math.max(peak, rss(pid)), after: 0 } };
+    return { ...result, ms: performance.now() - started, cpu: cpu(pid) - cpuBefore, mem: { before, peak: Math.max(peak, rss(pid)), after: 0 } };
   } finally {
     clearInterval(timer);
   }
@@ -105,7 +114,7 @@ try {
   // The 1 GiB of random bytes, written in 16 MiB pieces (bounded by SIZE).
   const sourceHash = createHash('sha256');
   const fd = openSync(source, 'w');
-  for (let written = 0; written < SIZE; ) {
+  for (let written = 0; PHASES.has('transfers') && written < SIZE; ) {
     const piece = randomBytes(Math.min(16 * 1024 * 1024, SIZE - written));
     writeSync(fd, piece);
     sourceHash.update(piece);
@@ -122,6 +131,7 @@ try {
   bare = await startProcess(['--input-type=module', '-e', BASELINE], { PORT: String(barePort) });
   client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
   const pid = berth.child.pid;
+  const barePid = bare.child.pid;
 
   const folder = await client.call('POST', '/folders', { body: { name: 'bench-storage' } });
   const folderRoot = path.join(dataDir, 'vfolders', 'volume1', folder.id);
@@ -170,12 +180,12 @@ try {
   }
 
   const runs = { bareUp: [], bareUpChunked: [], bareDown: [], tusWhole: [], tusChunked: [], berthDown: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    const up = await settle(pid, await sampled(pid, () => bareUpload(round, SIZE)));
+  for (let round = 0; PHASES.has('transfers') && round < ROUNDS; round++) {
+    const up = await settle(pid, await sampled(barePid, () => bareUpload(round, SIZE)));
     runs.bareUp.push(up);
-    runs.bareDown.push(await settle(pid, await sampled(pid, () => bareDownload(up.file))));
+    runs.bareDown.push(await settle(pid, await sampled(barePid, () => bareDownload(up.file))));
     rmSync(up.file);
-    const chunked = await sampled(pid, () => bareUpload(round, CHUNK));
+    const chunked = await sampled(barePid, () => bareUpload(round, CHUNK));
     runs.bareUpChunked.push(chunked);
     if ((await sha256File(chunked.file)) !== expected) throw new Error('the chunked baseline upload differs from the source');
     rmSync(chunked.file);
@@ -192,54 +202,66 @@ try {
   const memCell = (run) => `${mib(run.mem.before)} / ${mib(run.mem.peak)} / ${mib(run.mem.after)}`;
 
   // Zip streaming of 10,000 small files (1 KiB each, 100 directories), written straight into the folder.
-  const zipDir = path.join(folderRoot, 'many');
-  for (let d = 0; d < 100; d++) {
-    mkdirSync(path.join(zipDir, `d${d}`), { recursive: true });
-    for (let f = 0; f < ZIP_FILES / 100; f++) {
-      const out = openSync(path.join(zipDir, `d${d}`, `f${f}.txt`), 'w');
-      writeSync(out, randomBytes(512).toString('hex'));
-      closeSync(out);
+  let zip;
+  if (PHASES.has('zip')) {
+    const zipDir = path.join(folderRoot, 'many');
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(path.join(zipDir, `d${d}`), { recursive: true });
+      for (let f = 0; f < ZIP_FILES / 100; f++) {
+        const out = openSync(path.join(zipDir, `d${d}`, `f${f}.txt`), 'w');
+        writeSync(out, randomBytes(512).toString('hex'));
+        closeSync(out);
+      }
     }
+    zip = await settle(pid, await sampled(pid, () => berthDownload('many', true)));
   }
-  const zip = await settle(pid, await sampled(pid, () => berthDownload('many', true)));
 
   // Listing 100,000 entries of one directory.
-  const wide = path.join(folderRoot, 'wide');
-  mkdirSync(wide);
-  for (let i = 0; i < LIST_ENTRIES; i++) closeSync(openSync(path.join(wide, `entry-${String(i).padStart(6, '0')}`), 'w'));
-  const listing = await settle(pid, await sampled(pid, async () => {
-    const res = await client.request('GET', '/folders/bench-storage/files', { query: { path: 'wide' } });
-    if (res.status !== 200) throw new Error(`listing answered ${res.status}`);
-    return { bytes: res.body.length, items: res.json().items.length };
-  }));
-  if (listing.items !== LIST_ENTRIES) throw new Error(`the listing had ${listing.items} entries`);
-
-  console.log(`\nTransfers of ${mib(SIZE)} MiB of random bytes over loopback into the same disk (best of ${ROUNDS}; manager RSS MiB before / peak / after)`);
-  console.log('| case | MB/s | vs baseline | manager RSS MiB |');
-  console.log('|---|---:|---:|---:|');
-  const bu = MB(SIZE, best(runs.bareUp).ms);
-  const buc = MB(SIZE, best(runs.bareUpChunked).ms);
-  const bd = MB(SIZE, best(runs.bareDown).ms);
-  const uploads = [
-    ['upload: bare node:http, one PUT → file (baseline)', runs.bareUp, bu],
-    ['upload: request-upload + one tus PATCH', runs.tusWhole, bu],
-    ['upload: bare node:http, PUTs of 8 MiB → file (baseline)', runs.bareUpChunked, buc],
-    ['upload: request-upload + tus PATCHes of 8 MiB (the CLI)', runs.tusChunked, buc],
-  ];
-  for (const [label, list, baseline] of uploads) {
-    const r = best(list);
-    const bare = label.includes('baseline');
-    console.log(`| ${label} | ${MB(SIZE, r.ms).toFixed(0)} | ${(MB(SIZE, r.ms) / baseline).toFixed(2)} | ${bare ? '(other process)' : memCell(r)} |`);
+  let listing;
+  if (PHASES.has('listing')) {
+    const wide = path.join(folderRoot, 'wide');
+    mkdirSync(wide);
+    for (let i = 0; i < LIST_ENTRIES; i++) closeSync(openSync(path.join(wide, `entry-${String(i).padStart(6, '0')}`), 'w'));
+    listing = await settle(pid, await sampled(pid, async () => {
+      const res = await client.request('GET', '/folders/bench-storage/files', { query: { path: 'wide' } });
+      if (res.status !== 200) throw new Error(`listing answered ${res.status}`);
+      const body = res.json();
+      if (JSON.parse(body.files).length !== body.items.length) throw new Error('the legacy files string differs from items');
+      return { bytes: res.body.length, items: body.items.length };
+    }));
+    if (listing.items !== LIST_ENTRIES) throw new Error(`the listing had ${listing.items} entries`);
   }
-  console.log(`| download: bare node:http file → GET (baseline) | ${bd.toFixed(0)} | 1.00 | (other process) |`);
-  const dr = best(runs.berthDown);
-  console.log(`| download: request-download + GET | ${MB(SIZE, dr.ms).toFixed(0)} | ${(MB(SIZE, dr.ms) / bd).toFixed(2)} | ${memCell(dr)} |`);
 
-  console.log('\nDirectories');
-  console.log('| case | ms | bytes | manager RSS MiB |');
-  console.log('|---|---:|---:|---:|');
-  console.log(`| zip stream of ${ZIP_FILES.toLocaleString('en')} files × 1 KiB (archive=true) | ${zip.ms.toFixed(0)} | ${zip.bytes} | ${memCell(zip)} |`);
-  console.log(`| GET /folders/{name}/files, ${LIST_ENTRIES.toLocaleString('en')} entries | ${listing.ms.toFixed(0)} | ${listing.bytes} | ${memCell(listing)} |`);
+  if (PHASES.has('transfers')) {
+    console.log(`\nTransfers of ${mib(SIZE)} MiB of random bytes over loopback into the same disk (best of ${ROUNDS}; server CPU seconds of that run, user + system; manager RSS MiB before / peak / after, growth)`);
+    console.log('| case | MB/s | vs baseline | server CPU s | manager RSS MiB | RSS growth MiB |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    const bu = MB(SIZE, best(runs.bareUp).ms);
+    const buc = MB(SIZE, best(runs.bareUpChunked).ms);
+    const bd = MB(SIZE, best(runs.bareDown).ms);
+    const uploads = [
+      ['upload: bare node:http, one PUT → file (baseline)', runs.bareUp, bu],
+      ['upload: request-upload + one tus PATCH', runs.tusWhole, bu],
+      ['upload: bare node:http, PUTs of 8 MiB → file (baseline)', runs.bareUpChunked, buc],
+      ['upload: request-upload + tus PATCHes of 8 MiB (the CLI)', runs.tusChunked, buc],
+    ];
+    for (const [label, list, baseline] of uploads) {
+      const r = best(list);
+      const bare = label.includes('baseline');
+      console.log(`| ${label} | ${MB(SIZE, r.ms).toFixed(0)} | ${(MB(SIZE, r.ms) / baseline).toFixed(2)} | ${r.cpu.toFixed(2)} | ${bare ? '(other process)' : memCell(r)} | ${bare ? '' : growth(r)} |`);
+    }
+    console.log(`| download: bare node:http file → GET (baseline) | ${bd.toFixed(0)} | 1.00 | ${best(runs.bareDown).cpu.toFixed(2)} | (other process) | |`);
+    const dr = best(runs.berthDown);
+    console.log(`| download: request-download + GET | ${MB(SIZE, dr.ms).toFixed(0)} | ${(MB(SIZE, dr.ms) / bd).toFixed(2)} | ${dr.cpu.toFixed(2)} | ${memCell(dr)} | ${growth(dr)} |`);
+  }
+
+  if (zip || listing) {
+    console.log('\nDirectories');
+    console.log('| case | ms | bytes | manager RSS MiB | RSS growth MiB |');
+    console.log('|---|---:|---:|---:|---:|');
+    if (zip) console.log(`| zip stream of ${ZIP_FILES.toLocaleString('en')} files × 1 KiB (archive=true) | ${zip.ms.toFixed(0)} | ${zip.bytes} | ${memCell(zip)} | ${growth(zip)} |`);
+    if (listing) console.log(`| GET /folders/{name}/files, ${LIST_ENTRIES.toLocaleString('en')} entries | ${listing.ms.toFixed(0)} | ${listing.bytes} | ${memCell(listing)} | ${growth(listing)} |`);
+  }
 
   await client.call('DELETE', '/folders/bench-storage');
 } finally {

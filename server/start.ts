@@ -11,6 +11,7 @@ import { createManagerServer, listen, type Listening } from './manager-server';
 import { BERTH_VERSION } from './version';
 import { startSessionRuntime } from './sessions/runtime';
 import { startServiceScaler, stopServiceScaler } from './services/scaler';
+import { recoverInterruptedClones } from './storage/clone-recovery';
 
 export type Role = 'manager' | 'web' | 'apps';
 
@@ -36,6 +37,8 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
   const { settings } = options;
   const app = await createApp({ settings, inMemory: options.inMemory });
   const boot = await bootstrap(app);
+  // Before any request: clones the last run left half done must not stay `cloning` forever.
+  await recoverInterruptedClones(app);
   const agentId = await registerLocalAgent(app, BERTH_VERSION);
   const sessions = await startSessionRuntime(app, agentId);
   startServiceScaler(app, settings.serviceScaleIntervalMs);

@@ -1,6 +1,6 @@
 /** §Virtual folders (CONTRACT §9): folders, their files, storage hosts, quotas and host mounts. */
 import { z } from 'zod';
-import { route } from '../http/route';
+import { raw, route } from '../http/route';
 import { bool, list, uuid } from '../http/params';
 import { createFolder, USAGE_MODES } from '../storage/create';
 import { folderInfo, listFolders } from '../storage/list';
@@ -216,6 +216,7 @@ export const folderRoutes = [
   route({
     method: 'GET', path: '/folders/:name/files', privilege: 'user', status: 'FROZEN', input: byName.extend({ path: z.string().default('') }),
     summary: 'List a directory of a folder',
-    handler: ({ app, principal, input }) => listFiles(app, principal, input.name, input.path),
+    // Streamed: a directory of 100,000 entries is never one string in memory.
+    handler: async ({ app, principal, input }) => raw('application/json', (await listFiles(app, principal, input.name, input.path)).body()),
   }),
 ];

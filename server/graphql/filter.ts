@@ -286,6 +286,17 @@ export function parseOrder(text: string | null | undefined, fields: FieldMap): O
   });
 }
 
+/**
+ * Adds a list's filter and order to a query its caller runs itself (lists whose rows pass an access check in memory
+ * before they are paged); the caller's own order follows as the tiebreak.
+ */
+export function filterAndOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, args: Pick<ListArgs, 'filter' | 'order'>, fields: FieldMap): Q {
+  const filter = args.filter ? parseFilter(args.filter, fields) : null;
+  let out: SelectQueryBuilder<any, any, any> = filter ? query.where((eb) => toExpression(eb, filter)) : query;
+  for (const o of parseOrder(args.order, fields)) out = out.orderBy(o.column, o.direction);
+  return out as Q;
+}
+
 /** Checks limit (0–100) and offset (≥ 0); limit defaults to the maximum, offset to 0. */
 export function pageWindow(args: ListArgs): { limit: number; offset: number } {
   const limit = args.limit ?? MAX_LIMIT;

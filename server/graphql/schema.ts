@@ -21,6 +21,8 @@ import { imageMutationResolvers, imageMutationTypeDefs } from './image-mutations
 import { sessionResolvers, sessionTypeDefs } from './sessions';
 import { endpointResolvers, endpointTypeDefs } from './endpoints';
 import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
+import { quotaScopeResolvers, quotaScopeTypeDefs } from './quota-scopes';
+import { vfolderPermissionResolvers, vfolderPermissionTypeDefs } from './vfolder-permissions';
 
 /** The roots; each family extends them. */
 const rootTypeDefs = /* GraphQL */ `
@@ -30,6 +32,8 @@ const rootTypeDefs = /* GraphQL */ `
 
 const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: vfolderTypeDefs, resolvers: vfolderResolvers },
+  { typeDefs: quotaScopeTypeDefs, resolvers: quotaScopeResolvers },
+  { typeDefs: vfolderPermissionTypeDefs, resolvers: vfolderPermissionResolvers },
   { typeDefs: domainTypeDefs, resolvers: domainResolvers },
   { typeDefs: groupTypeDefs, resolvers: groupResolvers },
   { typeDefs: userTypeDefs, resolvers: userResolvers },

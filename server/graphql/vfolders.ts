@@ -8,7 +8,8 @@ import { Problem } from '../http/problem';
 import { listFolders } from '../storage/list';
 import { allVolumes } from '../storage/hosts';
 import type { GqlContext, ResolverMap } from './context';
-import { LIST_ARGS_SDL, pageWindow, type ListArgs } from './filter';
+import { LIST_ARGS_SDL, filterAndOrder, pageWindow, type FieldMap, type ListArgs } from './filter';
+import type { FolderQuery } from '../storage/access';
 
 export const vfolderTypeDefs = /* GraphQL */ `
   type VirtualFolder {
@@ -53,26 +54,52 @@ export const vfolderTypeDefs = /* GraphQL */ `
   extend type Query {
     "A folder the caller can reach, by id (hex32 or hyphenated)."
     vfolder(id: String!): VirtualFolder
-    "Folders the caller can reach. filter and order are not supported here (an error when given)."
+    "Folders the caller can reach; filter and order over the VIRTUAL_FOLDER_FIELDS (permission: the folder's own)."
     vfolder_list(${LIST_ARGS_SDL}, group_id: UUID): VirtualFolderList
     vfolder_own_list(${LIST_ARGS_SDL}): VirtualFolderList
     vfolder_invited_list(${LIST_ARGS_SDL}): VirtualFolderList
     vfolder_project_list(${LIST_ARGS_SDL}, group_id: UUID): VirtualFolderList
-    "Storage volumes (superadmins)."
+    "Storage volumes (superadmins); filter and order are not supported here (an error when given)."
     storage_volume_list(${LIST_ARGS_SDL}): StorageVolumeList
   }
 `;
 
 type Folder = Record<string, unknown>;
 
+/** What filter and order may name (Backend.AI's field names), and the columns they mean. */
+export const VIRTUAL_FOLDER_FIELDS: FieldMap = {
+  id: { column: 'v.id', type: 'uuid' },
+  name: { column: 'v.name', type: 'string' },
+  host: { column: 'v.host', type: 'string' },
+  quota_scope_id: { column: 'v.quota_scope_id', type: 'string' },
+  usage_mode: { column: 'v.usage_mode', type: 'string' },
+  permission: { column: 'v.permission', type: 'string' },
+  ownership_type: { column: 'v.ownership_type', type: 'string' },
+  user: { column: 'v.user_uuid', type: 'uuid' },
+  user_email: { column: 'u.email', type: 'string' },
+  group: { column: 'v.group_id', type: 'uuid' },
+  group_name: { column: 'g.name', type: 'string' },
+  creator: { column: 'v.creator', type: 'string' },
+  unmanaged_path: { column: 'v.unmanaged_path', type: 'string' },
+  status: { column: 'v.status', type: 'string' },
+  cloneable: { column: 'v.cloneable', type: 'boolean' },
+  max_files: { column: 'v.max_files', type: 'number' },
+  max_size: { column: 'v.max_size', type: 'number' },
+  cur_size: { column: 'v.cur_size', type: 'number' },
+  created_at: { column: 'v.created_at', type: 'datetime' },
+  last_used: { column: 'v.last_used', type: 'datetime' },
+};
+
 function page<T>(rows: T[], args: ListArgs): { items: T[]; total_count: number } {
-  if (args.filter || args.order) throw new Problem('invalid-api-params', 'filter and order are not supported on folder lists.');
   const { limit, offset } = pageWindow(args);
   return { items: rows.slice(offset, offset + limit), total_count: rows.length };
 }
 
-async function reachable(ctx: GqlContext, groupId?: string | null): Promise<Folder[]> {
-  return listFolders(ctx.app, ctx.principal, { group_id: groupId ?? null });
+/** The folders GET /folders shows, narrowed and ordered by the list's filter and order. */
+async function reachable(ctx: GqlContext, args: Pick<ListArgs, 'filter' | 'order'> = {}, groupId?: string | null): Promise<Folder[]> {
+  // Parsed (and refused with an error) before any query runs.
+  const refine = args.filter || args.order ? (query: FolderQuery) => filterAndOrder(query, args, VIRTUAL_FOLDER_FIELDS) : undefined;
+  return listFolders(ctx.app, ctx.principal, { group_id: groupId ?? null }, refine);
 }
 
 export const vfolderResolvers: ResolverMap = {
@@ -81,14 +108,15 @@ export const vfolderResolvers: ResolverMap = {
       const wanted = args.id.replace(/-/g, '').toLowerCase();
       return (await reachable(ctx)).find((f) => f.id === wanted) ?? null;
     },
-    vfolder_list: async (_root, args: ListArgs & { group_id?: string | null }, ctx) => page(await reachable(ctx, args.group_id), args),
-    vfolder_own_list: async (_root, args: ListArgs, ctx) => page((await reachable(ctx)).filter((f) => f.ownership_type === 'user' && f.is_owner), args),
+    vfolder_list: async (_root, args: ListArgs & { group_id?: string | null }, ctx) => page(await reachable(ctx, args, args.group_id), args),
+    vfolder_own_list: async (_root, args: ListArgs, ctx) => page((await reachable(ctx, args)).filter((f) => f.ownership_type === 'user' && f.is_owner), args),
     vfolder_invited_list: async (_root, args: ListArgs, ctx) =>
-      page((await reachable(ctx)).filter((f) => f.ownership_type === 'user' && f.user !== ctx.principal.userId), args),
+      page((await reachable(ctx, args)).filter((f) => f.ownership_type === 'user' && f.user !== ctx.principal.userId), args),
     vfolder_project_list: async (_root, args: ListArgs & { group_id?: string | null }, ctx) =>
-      page((await reachable(ctx, args.group_id)).filter((f) => f.ownership_type === 'group'), args),
+      page((await reachable(ctx, args, args.group_id)).filter((f) => f.ownership_type === 'group'), args),
     storage_volume_list: (_root, args: ListArgs, ctx) => {
       if (!isSuperadmin(ctx.principal)) throw new Problem('insufficient-privilege', 'Only superadmins may list storage volumes.');
+      if (args.filter || args.order) throw new Problem('invalid-api-params', 'filter and order are not supported on storage_volume_list.');
       return page(
         allVolumes(ctx.app).map((v) => ({ id: `${v.proxy}:${v.volume}`, backend: v.backend, path: v.path, capabilities: v.capabilities })),
         args,

@@ -33,6 +33,8 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const NEW_FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const PROGRESS_INTERVAL_MS = 200;
+/** The background task's name (./clone-recovery.ts settles the ones a restart interrupted). */
+export const CLONE_TASK = 'clone_vfolder';
 
 export interface CloneInput {
   name: string;
@@ -80,7 +82,7 @@ export async function cloneFolder(app: App, caller: Principal, input: CloneInput
       throw err;
     }
     const targetPath = folderRootPath(app, target);
-    const bgtaskId = await startBackgroundTask(app, { accessKey: caller.accessKey, name: 'clone_vfolder' }, async (progress) => {
+    const bgtaskId = await startBackgroundTask(app, { accessKey: caller.accessKey, name: CLONE_TASK }, async (progress) => {
       try {
         const total = usage.fileCount;
         let copied = 0;

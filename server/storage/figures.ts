@@ -4,12 +4,11 @@
  */
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
-import { Problem, badRequest, notFound } from '../http/problem';
+import { badRequest, notFound } from '../http/problem';
 import { parseAmount } from '../resources/slots';
 import { folderById, requireStatus, type FolderAccess } from './access';
-import { requireFolderHostPermission } from './host-permissions';
-import { administers } from './projects';
-import { scopeFigures, setScopeLimit, splitScope, type ScopeFigures } from './quota';
+import { scopeFigures, type ScopeFigures } from './quota';
+import { quotaScopeOfFolder, writeQuotaScope } from './quota-scope';
 import { folderUsage } from './usage';
 
 async function folderOnHost(app: App, caller: Principal, folderHost: string, id: string): Promise<FolderAccess> {
@@ -25,19 +24,13 @@ export async function getQuota(app: App, caller: Principal, folderHost: string, 
   return scopeFigures(app, folder.quota_scope_id);
 }
 
-/** Sets the quota scope's limit: its owner (user scopes) or an administrator of it, with `modify-vfolder`. */
+/** Sets the quota scope's limit through one of its folders (the rules: ./quota-scope.ts writeQuotaScope). */
 export async function setQuota(app: App, caller: Principal, folderHost: string, id: string, input: Record<string, unknown>): Promise<{ size_bytes: number | null }> {
   const { folder } = await folderOnHost(app, caller, folderHost, id);
-  const [kind, ownerId] = splitScope(folder.quota_scope_id);
-  const ownsScope = kind === 'user' && ownerId === caller.userId;
-  if (!ownsScope && !administers(caller, folder.domain_name)) {
-    throw new Problem('generic-forbidden', 'Only the owner of the quota scope or an administrator may set its limit.');
-  }
-  await requireFolderHostPermission(app, caller, folder, 'modify-vfolder');
   const raw = input.size_bytes;
   const size = parseAmount(typeof raw === 'number' || typeof raw === 'string' ? raw : NaN);
   if (!Number.isFinite(size)) throw badRequest('input.size_bytes must be a number of bytes (or a size such as 10g).', { 'input.size_bytes': 'invalid size' });
-  return { size_bytes: await setScopeLimit(app, folder.quota_scope_id, size) };
+  return { size_bytes: await writeQuotaScope(app, caller, quotaScopeOfFolder(folder), size) };
 }
 
 export async function getUsage(app: App, caller: Principal, folderHost: string, id: string): Promise<{ file_count: number; used_bytes: number }> {

@@ -11,17 +11,18 @@ import { folderFor } from './access';
 import { folderOwnerUid } from './hosts';
 import { assertQuota } from './quota';
 import { entryName, pathComponents, withRoot } from './safe-path';
-import { deleteEntries, listDirectory, makeDirectory, moveEntry, renameEntry } from './folder-operations';
+import { deleteEntries, makeDirectory, moveEntry, renameEntry } from './folder-operations';
+import { listDirectory, type Listing } from './listing';
 import { folderRootPath } from './usage';
 
 export const MAX_MKDIR_PATHS = 50;
 export const MAX_DELETE_PATHS = 1000;
 
-export async function listFiles(app: App, caller: Principal, reference: string, userPath: string): Promise<{ items: unknown[]; files: string }> {
+/** The directory's entries, measured now; the route streams `listing.body()` (see ./listing). */
+export async function listFiles(app: App, caller: Principal, reference: string, userPath: string): Promise<Listing> {
   const components = pathComponents(userPath, 'path');
   const { folder } = await folderFor(app, caller, reference, 'ro', 'readable');
-  const items = await withRoot(folderRootPath(app, folder), (root) => listDirectory(root, components, 'path'));
-  return { items, files: JSON.stringify(items) };
+  return withRoot(folderRootPath(app, folder), (root) => listDirectory(root, components, 'path'));
 }
 
 interface MkdirResult {

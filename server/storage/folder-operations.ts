@@ -1,47 +1,10 @@
 /**
- * The folder file operations (listing, mkdir, move, rename, delete, measuring) built on the descriptor-relative
+ * The folder file operations (mkdir, move, rename, delete, measuring) built on the descriptor-relative
  * resolution of ./safe-path: every step opens with O_NOFOLLOW, so a symlink never redirects one of them.
  */
-import { type Dirent, type Stats } from 'node:fs';
+import { type Dirent } from 'node:fs';
 import { link, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { DIR_FLAGS, FolderRoot, at, codeOf, failed, lstatOrNull, makeDirAt, missing, refuse, statEntries, withLocated, withRoot, withTargetDir } from './safe-path';
-
-export interface DirEntry {
-  name: string;
-  type: 'FILE' | 'DIRECTORY' | 'SYMLINK';
-  size: number;
-  /** Permission bits in octal, e.g. "644". */
-  mode: string;
-  created: string;
-  modified: string;
-}
-
-function entryOf(name: string, stat: Stats): DirEntry {
-  const created = stat.birthtimeMs > 0 ? stat.birthtime : stat.ctime;
-  return {
-    name,
-    type: stat.isDirectory() ? 'DIRECTORY' : stat.isSymbolicLink() ? 'SYMLINK' : 'FILE',
-    size: stat.size,
-    mode: (stat.mode & 0o777).toString(8).padStart(3, '0'),
-    created: created.toISOString(),
-    modified: stat.mtime.toISOString(),
-  };
-}
-
-/** The entries of a directory, sorted by name; symlinks are listed as themselves, never followed. */
-export async function listDirectory(root: FolderRoot, components: string[], field: string): Promise<DirEntry[]> {
-  return withLocated(root, components, field, { followFinal: true }, (loc) =>
-    withTargetDir(root, loc, async (fd) => {
-      const names = (await readdir(at(fd))).sort();
-      const stats = await statEntries(fd, names);
-      const entries: DirEntry[] = [];
-      stats.forEach((stat, i) => {
-        if (stat) entries.push(entryOf(names[i], stat));
-      });
-      return entries;
-    }),
-  );
-}
 
 export interface MkdirOptions {
   parents: boolean;

@@ -2,7 +2,7 @@
 import type { App } from '../app';
 import { isSuperadmin, type Principal } from '../auth/principal';
 import { Problem, badRequest } from '../http/problem';
-import { accessOf, findFolder, folderQuery, reachableBy, requireStatus, type Viewer } from './access';
+import { accessOf, findFolder, folderQuery, reachableBy, requireStatus, type FolderQuery, type Viewer } from './access';
 import { resolveProject } from './projects';
 import { infoShape, listShape } from './shapes';
 import { folderUsage } from './usage';
@@ -25,7 +25,11 @@ async function viewerByEmail(app: App, email: string): Promise<Viewer> {
   return { userId: user.uuid, domainName: user.domain_name, role: user.role as Viewer['role'], isAdmin: Boolean(user.is_admin) };
 }
 
-export async function listFolders(app: App, caller: Principal, input: ListInput): Promise<Record<string, unknown>[]> {
+/**
+ * The folders the caller reaches, oldest first. `refine` narrows and orders the query further (GraphQL's filter and
+ * order); the access check still decides every row.
+ */
+export async function listFolders(app: App, caller: Principal, input: ListInput, refine?: (query: FolderQuery) => FolderQuery): Promise<Record<string, unknown>[]> {
   if (input.all) throw new Problem('deprecated', 'all=true is deprecated; list folders without it (superadmins may pass owner_user_email).');
   let viewer: Viewer = caller;
   if (input.owner_user_email && input.owner_user_email !== caller.email) {
@@ -38,7 +42,8 @@ export async function listFolders(app: App, caller: Principal, input: ListInput)
     // User folders are listed whatever the project; project folders only of that project.
     query = query.where((eb) => eb.or([eb('v.ownership_type', '=', 'user'), eb('v.group_id', '=', project.id)]));
   }
-  const rows = (await query.orderBy('v.created_at').execute());
+  if (refine) query = refine(query);
+  const rows = await query.orderBy('v.created_at').orderBy('v.id').execute();
   return rows.map((row) => accessOf(viewer, row)).filter((a) => a !== null).map(listShape);
 }
 

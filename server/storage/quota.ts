@@ -79,23 +79,30 @@ export async function scopeLimit(app: App, scopeId: string): Promise<number | nu
   return cap === null ? Number(own) : Math.min(Number(own), cap);
 }
 
-/** Bytes held by the scope's live folders, measured from their files now. */
-export async function scopeUsed(app: App, scopeId: string): Promise<number> {
+/** Files and bytes of the scope's live folders, measured from their files now. */
+export async function scopeUsage(app: App, scopeId: string): Promise<{ fileCount: number; usedBytes: number }> {
   const folders = await app.db
     .selectFrom('vfolders')
     .select(['id', 'host', 'status', 'unmanaged_path'])
     .where('quota_scope_id', '=', scopeId)
     .where('status', 'not in', [...TRASHED])
     .execute();
-  let used = 0;
+  const total = { fileCount: 0, usedBytes: 0 };
   for (const folder of folders) {
     try {
-      used += (await folderUsage(app, folder)).usedBytes;
+      const usage = await folderUsage(app, folder);
+      total.fileCount += usage.fileCount;
+      total.usedBytes += usage.usedBytes;
     } catch (err) {
       app.log.warn({ err, folder: folder.id }, 'could not measure a folder of a quota scope');
     }
   }
-  return used;
+  return total;
+}
+
+/** Bytes held by the scope's live folders, measured from their files now. */
+export async function scopeUsed(app: App, scopeId: string): Promise<number> {
+  return (await scopeUsage(app, scopeId)).usedBytes;
 }
 
 export async function scopeFigures(app: App, scopeId: string): Promise<ScopeFigures> {
@@ -161,12 +168,13 @@ export async function assertQuota(app: App, folder: Pick<VFolder, 'quota_scope_i
 export async function setScopeLimit(app: App, scopeId: string, sizeBytes: number): Promise<number | null> {
   const cap = await policyCap(app, scopeId);
   const wanted = sizeBytes > 0 ? Math.floor(sizeBytes) : null;
-  const limit = wanted === null ? cap : cap === null ? wanted : Math.min(wanted, cap);
+  // No own limit (null) follows the policy cap, also when the policy changes later.
+  const own = wanted === null ? null : cap === null ? wanted : Math.min(wanted, cap);
   const now = new Date();
   await app.db
     .insertInto('quota_scopes')
-    .values({ id: scopeId, limit_bytes: limit, created_at: now, modified_at: now })
-    .onConflict((oc) => oc.column('id').doUpdateSet({ limit_bytes: limit, modified_at: now }))
+    .values({ id: scopeId, limit_bytes: own, created_at: now, modified_at: now })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ limit_bytes: own, modified_at: now }))
     .execute();
-  return limit;
+  return own ?? cap;
 }

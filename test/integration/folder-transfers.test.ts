@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT, decodeJwt } from 'jose';
 import yauzl from 'yauzl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
+import { heldUploadSessions } from '../../server/storage/transfers/upload-quota';
 
 const PROBLEM = 'https://errors.berth.dev/';
 
@@ -244,6 +245,115 @@ describe('tus upload', () => {
     expect(late.status).toBe(412);
     expect(JSON.parse(late.body.toString()).type).toBe(`${PROBLEM}quota-exceeded`);
     expect(existsSync(path.join(folder.root, 'late.bin'))).toBe(false);
+  });
+
+  it('holds the whole size of a chunked upload from its first PATCH until it completes', async () => {
+    const other = await t.createUser();
+    const folder = await makeFolder('held', other);
+    expect((await other.client.request('POST', '/folders/_/quota', { body: { folder_host: 'local:volume1', id: folder.id, input: { size_bytes: 1000 } } })).status).toBe(200);
+    const res = await requestUpload('held', 'chunked.bin', 900, other);
+    expect(res.status, res.text).toBe(200);
+    const url = `${res.json().url}?token=${res.json().token}`;
+    const session = decodeJwt(res.json().token).session as string;
+    const data = randomBytes(900);
+    expect((await patch(url, 0, data.subarray(0, 450))).status).toBe(204);
+    // The 450 bytes received are outside the folder, but still promised: 900 + 200 would pass the limit.
+    expect(heldUploadSessions(t.app)).toContain(session);
+    const second = await requestUpload('held', 'second.bin', 200, other);
+    expect(second.status).toBe(412);
+    expect(second.json().type).toBe(`${PROBLEM}quota-exceeded`);
+    // A session terminated with DELETE gives its hold back at once.
+    const dropped = await requestUpload('held', 'dropped.bin', 100, other);
+    const droppedUrl = `${dropped.json().url}?token=${dropped.json().token}`;
+    expect((await patch(droppedUrl, 0, randomBytes(50))).status).toBe(204);
+    expect(heldUploadSessions(t.app)).toContain(decodeJwt(dropped.json().token).session);
+    expect((await send('DELETE', droppedUrl, TUS)).status).toBe(204);
+    expect(heldUploadSessions(t.app)).toEqual([session]);
+    expect((await requestUpload('held', 'small.bin', 100, other)).status).toBe(200);
+    const done = await patch(url, 450, data.subarray(450));
+    expect(done.status).toBe(204);
+    expect(sha(readFileSync(path.join(folder.root, 'chunked.bin')))).toBe(sha(data));
+    // Placed: the hold is over and the bytes count from the folder itself.
+    expect(heldUploadSessions(t.app)).not.toContain(session);
+    expect((await requestUpload('held', 'more.bin', 200, other)).status).toBe(412);
+    expect((await requestUpload('held', 'fits.bin', 100, other)).status).toBe(200);
+  });
+
+  it('keeps the tus PATCH rules: content type, offset, size, chunked bodies', async () => {
+    const folder = await makeFolder('rules');
+    const data = randomBytes(64 * 1024 + 7);
+    const url = await uploadUrl('rules', 'r.bin', data.length);
+    const wrongType = await send('PATCH', url, { ...TUS, 'Content-Type': 'application/octet-stream', 'Upload-Offset': '0' }, data);
+    expect(wrongType.status).toBe(415);
+    expect((await send('PATCH', url, { ...TUS, 'Content-Type': 'application/offset+octet-stream' }, data)).status).toBe(400);
+    const tooBig = await patch(url, 0, Buffer.concat([data, Buffer.from('x')]));
+    expect(tooBig.status).toBe(413);
+    expect(JSON.parse(tooBig.body.toString()).type).toBe(`${PROBLEM}payload-too-large`);
+    expect((await send('HEAD', url, TUS)).headers['upload-offset']).toBe('0');
+    // A body without Content-Length (chunked transfer encoding) is taken as it comes.
+    const chunked = await new Promise<Reply>((resolve, reject) => {
+      const req = http.request(url, { method: 'PATCH', headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0', 'Transfer-Encoding': 'chunked' } }, (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.write(data.subarray(0, 1000));
+      req.end(data.subarray(1000, 5000));
+    });
+    expect(chunked.status).toBe(204);
+    expect(chunked.headers['upload-offset']).toBe('5000');
+    expect(chunked.headers['upload-expires']).toBeDefined();
+    expect((await patch(url, 4000, data.subarray(4000))).status).toBe(409);
+    expect(readdirSync(folder.root)).toEqual([]);
+    const done = await patch(url, 5000, data.subarray(5000));
+    expect(done.status).toBe(204);
+    expect(done.headers['upload-offset']).toBe(String(data.length));
+    expect(sha(readFileSync(path.join(folder.root, 'r.bin')))).toBe(sha(data));
+  });
+
+  it('re-checks access on every chunk: a chunk after the access ended is refused and none of its bytes kept', async () => {
+    const owner = await t.createUser();
+    const guest = await t.createUser();
+    const folder = await makeFolder('revoked', owner);
+    const uuid = folder.id.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    await t.app.db.insertInto('vfolder_permissions').values({ vfolder_id: uuid, user_uuid: guest.uuid, permission: 'rw' }).execute();
+    const data = randomBytes(3000);
+    const asked = await requestUpload(folder.id, 'g.bin', data.length, guest);
+    expect(asked.status, asked.text).toBe(200);
+    const url = `${asked.json().url}?token=${asked.json().token}`;
+    const temp = path.join(uploadsDir(), decodeJwt(asked.json().token).session as string);
+    expect((await patch(url, 0, data.subarray(0, 1000))).status).toBe(204);
+    await t.app.db.deleteFrom('vfolder_permissions').where('vfolder_id', '=', uuid).execute();
+    const refused = await patch(url, 1000, data.subarray(1000, 2000));
+    expect(refused.status).toBe(404);
+    expect(statSync(temp).size).toBe(1000);
+    // Shared again: the upload goes on from where it was, and the folder going to the trash stops it likewise.
+    await t.app.db.insertInto('vfolder_permissions').values({ vfolder_id: uuid, user_uuid: guest.uuid, permission: 'rw' }).execute();
+    expect((await patch(url, 1000, data.subarray(1000, 2000))).status).toBe(204);
+    await owner.client.call('DELETE', `/folders/${folder.id}`);
+    const trashed = await patch(url, 2000, data.subarray(2000));
+    expect(trashed.status).toBe(400);
+    expect(JSON.parse(trashed.body.toString()).type).toBe(`${PROBLEM}vfolder-filter-status-failed`);
+    expect(statSync(temp).size).toBe(2000);
+    expect((await send('HEAD', url, TUS)).headers['upload-offset']).toBe('2000');
+    expect(existsSync(path.join(folder.root, 'g.bin'))).toBe(false);
+  });
+
+  it('remembers a verified token only until it expires', async () => {
+    await makeFolder('clock');
+    const url = await uploadUrl('clock', 'c.bin', 4);
+    expect((await send('HEAD', url, TUS)).status).toBe(200);
+    const exp = decodeJwt(new URL(url).searchParams.get('token')!).exp!;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime((exp + 1) * 1000);
+      const late = await patch(url, 0, Buffer.from('abcd'));
+      expect(late.status).toBe(401);
+      expect(JSON.parse(late.body.toString()).detail).toMatch(/expired/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses traversal in path and dst_dir, and symlinks leading out', async () => {

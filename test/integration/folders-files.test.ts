@@ -73,6 +73,27 @@ describe('GET /folders/{name}/files', () => {
     expect(JSON.parse(body.files)).toEqual(body.items);
   });
 
+  it('streams a wide directory (several slices) in name order, with names that need escaping, items and files alike', async () => {
+    mkdirSync(path.join(root, 'wide'));
+    const names = Array.from({ length: 1300 }, (_, i) => `e-${String(i).padStart(4, '0')}`);
+    const odd = ['quote"d', 'back\\slash', 'new\nline', 'tab\there', 'ünï-códé', 'emoji-😀', '\u2028sep'];
+    for (const n of [...names, ...odd]) writeFileSync(path.join(root, 'wide', n), n);
+    const res = await api('GET', '/files', { query: { path: 'wide' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(['items', 'files']);
+    expect(body.items.map((i: any) => i.name)).toEqual([...names, ...odd].sort());
+    const quoted = body.items.find((i: any) => i.name === 'quote"d');
+    expect(quoted).toEqual({ name: 'quote"d', type: 'FILE', size: Buffer.byteLength('quote"d'), mode: expect.stringMatching(/^[0-7]{3}$/), created: expect.stringMatching(ISO), modified: expect.stringMatching(ISO) });
+    expect(quoted.modified).toBe(statSync(path.join(root, 'wide', 'quote"d')).mtime.toISOString());
+    expect(typeof body.files).toBe('string');
+    expect(JSON.parse(body.files)).toEqual(body.items);
+    expectProblem(await api('GET', '/files', { query: { path: 'wide/e-0000' } }), 400, 'vfolder-operation-failed');
+    mkdirSync(path.join(root, 'nothing'));
+    expect((await api('GET', '/files', { query: { path: 'nothing' } })).json()).toEqual({ items: [], files: '[]' });
+  });
+
   it('lists a subdirectory, and follows a symlink that stays inside', async () => {
     mkdirSync(path.join(root, 'd1', 'd2'), { recursive: true });
     writeFileSync(path.join(root, 'd1', 'd2', 'x'), 'x');

@@ -17,11 +17,12 @@ import { Problem, notFound } from '../../http/problem';
 import { folderById, requirePermission, requireStatus, type FolderAccess } from '../access';
 import { allVolumes, findVolume, type StorageVolume } from '../hosts';
 import { pathComponents } from '../safe-path';
-import { reserveQuota } from '../quota';
 import { CORS_HEADERS, serveDownload } from './download';
 import { fromProblem, noSuchUploadSession, sendProblem } from './respond';
 import { verifyTransferToken, type TransferClaims, type TransferOp } from './tokens';
 import { findUpload, serveTus, uploadComponents, UPLOAD_PATH } from './uploads';
+import { endUploadQuota, holdUploadQuota } from './upload-quota';
+import { patchUpload } from './patch';
 
 export const DOWNLOAD_PATH = '/storage/download';
 export const STORAGE_PREFIX = '/storage/';
@@ -61,7 +62,7 @@ async function handleUpload(app: App, req: IncomingMessage, res: ServerResponse,
   if (method === 'OPTIONS') {
     // Discovery needs no session: any volume's tus server answers it (the same limits everywhere).
     const volume = allVolumes(app)[0];
-    await serveTus(app, volume, req, res, null, null);
+    await serveTus(app, volume, req, res, null);
     return;
   }
   if (method !== 'HEAD' && method !== 'PATCH' && method !== 'DELETE') return methodNotAllowed(res, 'OPTIONS, HEAD, PATCH, DELETE');
@@ -73,15 +74,17 @@ async function handleUpload(app: App, req: IncomingMessage, res: ServerResponse,
   const upload = await findUpload(app, volume, session);
   if (!upload) return sendProblem(res, noSuchUploadSession(), TUS_CORS);
   if (method !== 'PATCH') {
-    await serveTus(app, volume, req, res, session, null);
+    await serveTus(app, volume, req, res, session);
+    // A terminated session promises no bytes any more.
+    if (method === 'DELETE') await endUploadQuota(app, session);
     return;
   }
-  // The bytes still to come must fit into the quota scope, held for this request (412 before any byte is taken).
-  const release = await reserveQuota(app, access.folder, Math.max(0, (upload.size ?? claims.size!) - upload.offset));
+  // The whole upload must fit into the quota scope (412 before any byte is taken); the hold spans its PATCHes.
+  const done = await holdUploadQuota(app, access.folder, session, upload.size ?? claims.size!);
   try {
-    await serveTus(app, volume, req, res, session, { folder: access.folder, components });
+    await patchUpload(app, volume, req, res, upload, { folder: access.folder, components }, TUS_CORS);
   } finally {
-    release();
+    done();
   }
 }
 

@@ -81,9 +81,32 @@ export async function signTransferToken(app: App, claims: Omit<TransferClaims, '
 
 export type TokenFailure = 'missing' | 'invalid' | 'expired';
 
-/** The verified claims, or why the token is refused. */
+const MAX_VERIFIED = 10_000;
+const verifiedByApp = new WeakMap<App, Map<string, TransferClaims>>();
+
+/**
+ * The verified claims, or why the token is refused. A chunked upload presents the same token on every PATCH: a
+ * token whose signature was checked once is remembered until it expires (the secret never changes while running).
+ */
 export async function verifyTransferToken(app: App, token: string | null): Promise<TransferClaims | TokenFailure> {
   if (!token) return 'missing';
+  let verified = verifiedByApp.get(app);
+  if (!verified) verifiedByApp.set(app, (verified = new Map()));
+  const known = verified.get(token);
+  if (known) {
+    if (known.exp * 1000 > Date.now()) return known;
+    verified.delete(token);
+    return 'expired';
+  }
+  const claims = await verifyUncached(app, token);
+  if (typeof claims !== 'string') {
+    if (verified.size >= MAX_VERIFIED) verified.clear();
+    verified.set(token, claims);
+  }
+  return claims;
+}
+
+async function verifyUncached(app: App, token: string): Promise<TransferClaims | TokenFailure> {
   try {
     const { payload } = await jwtVerify(token, storageSecret(app), { algorithms: ['HS256'] });
     const c = payload as Partial<TransferClaims>;

@@ -1,5 +1,6 @@
 /**
- * Resumable uploads (CONTRACT §9.4) with the tus reference server (@tus/server + @tus/file-store).
+ * Resumable uploads (CONTRACT §9.4) with the tus reference server (@tus/server + @tus/file-store); PATCH itself is
+ * served by ./patch.ts on the same store.
  *
  * - `request-upload` creates the upload session at once (an empty temporary file plus its record), so the client
  *   speaks only HEAD/PATCH to `{url}?token=`; the token's `session` claim names the session.
@@ -16,7 +17,7 @@ import { constants } from 'node:fs';
 import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Server, Upload } from '@tus/server';
-import { FileStore } from '@tus/file-store';
+import { FileConfigstore, FileStore } from '@tus/file-store';
 import type { App } from '../../app';
 import { Problem } from '../../http/problem';
 import type { StorageVolume } from '../hosts';
@@ -26,6 +27,7 @@ import { folderRootPath } from '../usage';
 import type { FolderRow } from '../access';
 import { fromProblem, problemText } from './respond';
 import { copyHandle } from '../clone';
+import { endUploadQuota } from './upload-quota';
 
 export const UPLOAD_PATH = '/storage/upload';
 export const UPLOAD_DIR = '.uploads';
@@ -53,7 +55,7 @@ interface VolumeUploads {
 
 const SWEEP_INTERVAL_MS = 3600 * 1000;
 
-/** What the PATCH being served needs when it completes the upload: the folder as authorized for this request. */
+/** What a PATCH that completes an upload needs: the folder as authorized for that request. */
 export interface FinishContext {
   folder: FolderRow;
   /** Components of the final path (dst_dir + relpath). */
@@ -61,16 +63,36 @@ export interface FinishContext {
 }
 
 const volumesByApp = new WeakMap<App, Map<string, VolumeUploads>>();
-const finishing = new WeakMap<App, Map<string, FinishContext>>();
-
-function finishContexts(app: App): Map<string, FinishContext> {
-  let map = finishing.get(app);
-  if (!map) finishing.set(app, (map = new Map()));
-  return map;
-}
 
 function codeOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
+}
+
+/**
+ * Upload records (`<session>.json`), read from disk once and remembered: every PATCH looks its session up twice
+ * (the handler, then ./patch.ts under its lock), and a record changes only through this store. Sizes and offsets still come from the
+ * temporary file itself (stat), so a record remembered here is never stale about the bytes received.
+ */
+class RememberedConfigstore extends FileConfigstore {
+  private readonly known = new Map<string, Upload>();
+
+  override async get(key: string): Promise<Upload | undefined> {
+    const hit = this.known.get(key);
+    if (hit) return hit;
+    const value = await super.get(key);
+    if (value) this.known.set(key, value);
+    return value;
+  }
+
+  override async set(key: string, value: Upload): Promise<void> {
+    await super.set(key, value);
+    this.known.set(key, value);
+  }
+
+  override async delete(key: string): Promise<void> {
+    this.known.delete(key);
+    await super.delete(key);
+  }
 }
 
 /** The tus server and store of a volume, created on first use. */
@@ -82,7 +104,7 @@ export async function uploadsOf(app: App, volume: StorageVolume): Promise<Volume
   const dir = path.join(volume.path, UPLOAD_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  const store = new FileStore({ directory: dir, expirationPeriodInMilliseconds: 24 * 3600 * 1000 });
+  const store = new FileStore({ directory: dir, configstore: new RememberedConfigstore(dir), expirationPeriodInMilliseconds: 24 * 3600 * 1000 });
   // Sessions are created by request-upload, never by a tus POST: advertise only what is served.
   store.extensions = ['termination', 'expiration'];
   const server = new Server({
@@ -92,12 +114,6 @@ export async function uploadsOf(app: App, volume: StorageVolume): Promise<Volume
     // Sessions are created by request-upload only.
     namingFunction: () => {
       throw { status_code: 403, body: problemText(fromProblem(new Problem('generic-forbidden', 'Upload sessions are created with POST /folders/{name}/request-upload.'))) };
-    },
-    onUploadFinish: async (_req, upload) => {
-      const context = finishContexts(app).get(upload.id);
-      const problem = context ? await finishUpload(app, volume, store, upload, context) : fromProblem(new Problem('generic-bad-request', 'The upload session lost its context; request a new upload.'));
-      if (!problem) return {};
-      return { status_code: problem.status, body: problemText(problem), headers: { 'Content-Type': 'application/problem+json' } };
     },
     onResponseError: (_req, err) => {
       if (err instanceof Problem) return { status_code: err.status, body: problemText(fromProblem(err)) };
@@ -137,19 +153,13 @@ export async function removeUploadSession(store: FileStore, id: string): Promise
   await store.configstore.delete(id).catch(() => undefined);
 }
 
-/** Runs a tus request (HEAD, PATCH, OPTIONS) for an authorized session; `finish` is what a completing PATCH uses. */
-export async function serveTus(app: App, volume: StorageVolume, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, session: string | null, finish: FinishContext | null): Promise<void> {
+/** Runs a tus request (OPTIONS, HEAD, DELETE) for an authorized session; PATCH is ./patch.ts. */
+export async function serveTus(app: App, volume: StorageVolume, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, session: string | null): Promise<void> {
   const { server } = await uploadsOf(app, volume);
   // The session is named by the token, not the URL: hand tus the URL it expects.
   req.url = session ? `${UPLOAD_PATH}/${session}` : UPLOAD_PATH;
   if (!req.headers['tus-resumable'] && req.method !== 'OPTIONS') req.headers['tus-resumable'] = '1.0.0';
-  const contexts = finishContexts(app);
-  if (session && finish) contexts.set(session, finish);
-  try {
-    await server.handle(req, res);
-  } finally {
-    if (session && finish && contexts.get(session) === finish) contexts.delete(session);
-  }
+  await server.handle(req, res);
 }
 
 /** Opens an entry of `dirFd` for writing, never following a link, creating it exclusively. */
@@ -206,8 +216,17 @@ async function placeFile(temp: string, dirFd: number, name: string, session: str
  * Completes an upload: flushes the temporary file, hands it to the kernel uid, and renames it to its final path
  * (checked with the path-safety module now, not when the upload was requested). Answers a problem, or null.
  */
-async function finishUpload(app: App, volume: StorageVolume, store: FileStore, upload: Upload, context: FinishContext) {
+export async function finishUpload(app: App, volume: StorageVolume, store: FileStore, upload: Upload, context: FinishContext) {
   const temp = path.join(store.directory, upload.id);
+  try {
+    return await placeUpload(app, volume, store, upload, context, temp);
+  } finally {
+    // Placed (its bytes now count in the folder) or dropped: either way the session holds no quota any more.
+    await endUploadQuota(app, upload.id);
+  }
+}
+
+async function placeUpload(app: App, volume: StorageVolume, store: FileStore, upload: Upload, context: FinishContext, temp: string) {
   try {
     const handle = await open(temp, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
