@@ -24,6 +24,7 @@ import { EmptyState, ProblemAlert } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { SectionCard } from './ui/SectionCard';
 import { useToast } from './ui/useToast';
+import { useSending } from './ui/useSending';
 
 type ConfigTree = { [key: string]: string | ConfigTree };
 type ConfigValue = string | ConfigTree | null;
@@ -58,8 +59,7 @@ function ReadCard() {
   const [key, setKey] = useState('');
   const [prefix, setPrefix] = useState(false);
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
   const [result, setResult] = useState<{ key: string; prefix: boolean; value: ConfigValue } | null>(null);
   const problem = keyProblem(key);
 
@@ -67,15 +67,9 @@ function ReadCard() {
     event.preventDefault();
     setSubmitted(true);
     if (problem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       setResult({ key, prefix, value: await readConfig(key, prefix) });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   const rows = result && typeof result.value === 'object' && result.value !== null ? flatten(result.value) : null;
@@ -141,8 +135,7 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
   const problem = keyProblem(key);
   const valueProblem = value.includes('\0') ? 'Values cannot hold NUL characters.' : null;
 
@@ -150,16 +143,10 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
     event.preventDefault();
     setSubmitted(true);
     if (problem || valueProblem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await managerSend('POST', '/config/set', { key, value });
       notify(`${key} is set.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

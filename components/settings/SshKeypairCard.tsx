@@ -20,6 +20,7 @@ import { EmptyState, Loading, ProblemAlert } from '@/components/admin/ui/feedbac
 import { SectionCard } from '@/components/admin/ui/SectionCard';
 import { DownloadIcon, KeyIcon, UploadIcon } from '@/components/frame/icons';
 import { generateSshKeypair, uploadSshKeypair, useSshPublicKey } from './useSettings';
+import { useSending } from '@/components/admin/ui/useSending';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
@@ -109,8 +110,7 @@ function UploadDialog({ open, onClose, onUploaded }: { open: boolean; onClose: (
   const [pubkey, setPubkey] = useState('');
   const [privkey, setPrivkey] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, setError, send } = useSending();
   const publicFile = useRef<HTMLInputElement>(null);
   const privateFile = useRef<HTMLInputElement>(null);
 
@@ -133,17 +133,11 @@ function UploadDialog({ open, onClose, onUploaded }: { open: boolean; onClose: (
   async function upload() {
     setSubmitted(true);
     if (publicProblem || privateProblem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await uploadSshKeypair(pubkey, privkey);
       reset();
       onUploaded();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -10,6 +10,7 @@ import TextField from '@mui/material/TextField';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { useAccount } from '@/components/settings/useSettings';
 import { emailProblem, lengthProblem, passwordLengthProblem } from '@/components/auth/accountRules';
+import { EmailField, FullNameField, PasswordField } from '@/components/auth/AccountFields';
 import { CheckedTextField } from '../ui/CheckedTextField';
 import { ProblemAlert } from '../ui/feedback';
 import { FormDialog } from '../ui/FormDialog';
@@ -72,28 +73,16 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
 
   return (
     <FormDialog open={open} title="New user" submitLabel="Create user" maxWidth="sm" onOpen={reset} onSubmit={create} onClose={onClose}>
-      <CheckedTextField
-        label="Email"
-        name="email"
-        type="email"
+      <EmailField
         autoComplete="off"
-        required
         autoFocus
         value={email}
-        onChange={(e) => setEmail(e.target.value)}
+        onChange={setEmail}
         problem={problems.email}
         submitted={submitted}
         helperText="The user signs in with this address."
       />
-      <CheckedTextField
-        label="Full name"
-        name="full_name"
-        autoComplete="off"
-        value={fullName}
-        onChange={(e) => setFullName(e.target.value)}
-        problem={problems.fullName}
-        submitted={submitted}
-      />
+      <FullNameField name="full_name" autoComplete="off" value={fullName} onChange={setFullName} problem={problems.fullName} submitted={submitted} />
       <CheckedTextField
         label="Username"
         name="username"
@@ -104,14 +93,11 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
         submitted={submitted}
         helperText="Optional; the email is used when left empty."
       />
-      <CheckedTextField
+      <PasswordField
         label="Initial password"
-        name="new-password"
-        type="password"
-        autoComplete="new-password"
         required
         value={password}
-        onChange={(e) => setPassword(e.target.value)}
+        onChange={setPassword}
         problem={problems.password}
         submitted={submitted}
         helperText="Give it to the user; they can change it in Settings."

@@ -23,6 +23,7 @@ import { rolesFor } from './CreateUserDialog';
 import { KeypairsPanel } from './KeypairsPanel';
 import { RoleChip, StatusChip } from './UsersView';
 import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
+import { useSending } from '../ui/useSending';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
   const me = useCurrentUser();
@@ -32,8 +33,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
   const [description, setDescription] = useState(user.description ?? '');
   const [role, setRole] = useState(user.role);
   const [policy, setPolicy] = useState(user.resource_policy);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
 
   useEffect(() => {
     setFullName(user.full_name ?? '');
@@ -60,16 +60,10 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (problems.fullName || problems.username || !dirty) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await modifyUser(user.email, changes);
       onSaved('The user is saved.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
@@ -109,24 +103,17 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
 
 function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (message: string) => void }) {
   const [password, setPassword] = useState('');
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
   const problem = password ? (passwordLengthProblem(password) ?? null) : null;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!password || problem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await modifyUser(user.email, { password });
       setPassword('');
       onSaved(`The password of ${user.email} is reset.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
