@@ -26,7 +26,7 @@ import Toolbar from '@mui/material/Toolbar';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
-import { EmptyState, ProblemAlert, useDelayed, VisuallyHidden } from '@/components/admin/ui/feedback';
+import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
 import { useToast } from '@/components/admin/ui/useToast';
 import {
   ArrowBackIcon,
@@ -62,6 +62,7 @@ import {
   type FileEntry,
   type UploadProgress,
 } from './useFolders';
+import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/admin/ui/tableParts';
 
 type Dialog = { kind: 'mkdir' } | { kind: 'rename'; entry: FileEntry } | { kind: 'move' } | { kind: 'delete' } | { kind: 'share' } | { kind: 'clone' } | null;
 
@@ -309,20 +310,12 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
                   <TableCell>Name</TableCell>
                   <TableCell align="right">Size</TableCell>
                   <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>Modified</TableCell>
-                  <TableCell align="right">
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </TableCell>
+                  <ActionsHeaderCell />
                 </TableRow>
               </TableHead>
               <TableBody>
                 {!files.data &&
-                  [0, 1, 2].map((i) => (
-                    <TableRow key={i}>
-                      <TableCell colSpan={5}>
-                        <Skeleton />
-                      </TableCell>
-                    </TableRow>
-                  ))}
+                  <SkeletonRows colSpan={5} />}
                 {entries.map((entry) => {
                   const isDir = entry.type === 'DIRECTORY';
                   const target = joinPath(dir, entry.name);
@@ -348,16 +341,14 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
                       </TableCell>
                       <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' }, whiteSpace: 'nowrap' }}>{new Date(entry.modified).toLocaleString()}</TableCell>
                       <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                        <Tooltip title={isDir ? 'Download as zip' : 'Download'}>
-                          <IconButton size="small" aria-label={`Download ${entry.name}`} onClick={() => void run(() => downloadEntry(folderId, target, isDir))}>
-                            <DownloadIcon fontSize="small" />
-                          </IconButton>
-                        </Tooltip>
-                        <Tooltip title="Rename">
-                          <IconButton size="small" aria-label={`Rename ${entry.name}`} onClick={() => setDialog({ kind: 'rename', entry })}>
-                            <EditIcon fontSize="small" />
-                          </IconButton>
-                        </Tooltip>
+                        <RowAction
+                          size="small"
+                          title={isDir ? 'Download as zip' : 'Download'}
+                          label={`Download ${entry.name}`}
+                          icon={<DownloadIcon fontSize="small" />}
+                          onClick={() => void run(() => downloadEntry(folderId, target, isDir))}
+                        />
+                        <RowAction title="Rename" label={`Rename ${entry.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setDialog({ kind: 'rename', entry })} size="small" />
                       </TableCell>
                     </TableRow>
                   );

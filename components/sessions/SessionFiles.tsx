@@ -8,7 +8,6 @@ import Button from '@mui/material/Button';
 import IconButton from '@mui/material/IconButton';
 import LinearProgress from '@mui/material/LinearProgress';
 import Link from '@mui/material/Link';
-import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -22,6 +21,7 @@ import { DownloadIcon, FileIcon, FolderIcon, RefreshIcon, UploadIcon } from '@/c
 import { ProblemAlert, useDelayed } from './common';
 import { formatBytes } from './model';
 import { downloadUrl, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, uploadFiles, useSessionFiles } from './useSessions';
+import { SkeletonRows } from '@/components/admin/ui/tableParts';
 
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
 
@@ -130,13 +130,7 @@ export function SessionFiles({ sessionId }: { sessionId: string }) {
           </TableHead>
           <TableBody>
             {!data &&
-              [0, 1, 2].map((i) => (
-                <TableRow key={i}>
-                  <TableCell colSpan={4}>
-                    <Skeleton />
-                  </TableCell>
-                </TableRow>
-              ))}
+              <SkeletonRows colSpan={4} />}
             {entries.map((entry) => {
               const isDir = entry.mode.startsWith('d');
               const target = join(dir, entry.filename);
