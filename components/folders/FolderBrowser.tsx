@@ -37,8 +37,6 @@ import {
   DownloadIcon,
   DriveFileMoveIcon,
   EditIcon,
-  FileIcon,
-  FolderIcon,
   PersonAddIcon,
   RefreshIcon,
   UploadIcon,
@@ -63,6 +61,7 @@ import {
   type UploadProgress,
 } from './useFolders';
 import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/admin/ui/tableParts';
+import { FileNameCell } from './FileNameCell';
 
 type Dialog = { kind: 'mkdir' } | { kind: 'rename'; entry: FileEntry } | { kind: 'move' } | { kind: 'delete' } | { kind: 'share' } | { kind: 'clone' } | null;
 
@@ -324,18 +323,7 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
                       <TableCell padding="checkbox">
                         <Checkbox size="small" checked={selected.has(entry.name)} onChange={() => toggle(entry.name)} slotProps={{ input: { 'aria-label': `Select ${entry.name}` } }} />
                       </TableCell>
-                      <TableCell>
-                        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                          {isDir ? <FolderIcon fontSize="small" color="primary" /> : <FileIcon fontSize="small" color="action" />}
-                          {isDir ? (
-                            <Link component="button" type="button" underline="hover" onClick={() => openDir(target)}>
-                              {entry.name}
-                            </Link>
-                          ) : (
-                            <span>{entry.name}</span>
-                          )}
-                        </Stack>
-                      </TableCell>
+                      <FileNameCell name={entry.name} isDir={isDir} onOpen={() => openDir(target)} />
                       <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                         {isDir ? '—' : formatBytes(entry.size)}
                       </TableCell>

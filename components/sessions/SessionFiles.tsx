@@ -17,11 +17,12 @@ import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import type { ManagerError } from '@/components/api/problem';
-import { DownloadIcon, FileIcon, FolderIcon, RefreshIcon, UploadIcon } from '@/components/frame/icons';
+import { DownloadIcon, RefreshIcon, UploadIcon } from '@/components/frame/icons';
 import { ProblemAlert, useDelayed } from './common';
 import { formatBytes } from './model';
 import { downloadUrl, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, uploadFiles, useSessionFiles } from './useSessions';
 import { SkeletonRows } from '@/components/admin/ui/tableParts';
+import { FileNameCell } from '@/components/folders/FileNameCell';
 
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
 
@@ -136,18 +137,7 @@ export function SessionFiles({ sessionId }: { sessionId: string }) {
               const target = join(dir, entry.filename);
               return (
                 <TableRow key={entry.filename} hover data-testid="file-row" data-name={entry.filename}>
-                  <TableCell>
-                    <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                      {isDir ? <FolderIcon fontSize="small" color="primary" /> : <FileIcon fontSize="small" color="action" />}
-                      {isDir ? (
-                        <Link component="button" type="button" underline="hover" onClick={() => setDir(target)}>
-                          {entry.filename}
-                        </Link>
-                      ) : (
-                        <span>{entry.filename}</span>
-                      )}
-                    </Stack>
-                  </TableCell>
+                  <FileNameCell name={entry.filename} isDir={isDir} onOpen={() => setDir(target)} />
                   <TableCell align="right">{isDir ? '—' : formatBytes(entry.size)}</TableCell>
                   <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>{new Date(entry.mtime * 1000).toLocaleString()}</TableCell>
                   <TableCell align="right">
