@@ -18,8 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Berth } from '../../server/start';
 import { createUser } from '../../server/accounts/create-user';
-import { launchBrowser, recordResponses, screenshotDark, type TestBrowser } from '../helpers/browser';
-import { screenshotDir, signIn as signInAt, startDashboard, watchPageErrors, type Dashboard } from '../helpers/dashboard';
+import { screenshotDark } from '../helpers/browser';
+import { launchWatchedBrowser, screenshotDir, signIn as signInAt, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const OWNER = { email: 'owner@example.com', username: 'owner', password: 'e2e-folders-owner-123' };
 const GUEST = { email: 'guest@example.com', username: 'guest', password: 'e2e-folders-guest-456' };
@@ -31,14 +31,13 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 let dashboard: Dashboard;
 let berth: Berth;
 let webUrl: string;
-let owner: TestBrowser;
-let guest: TestBrowser | undefined;
+let owner: WatchedBrowser;
+let guest: WatchedBrowser | undefined;
 let page: Page;
 const keys: string[] = [];
-const recorders: ReturnType<typeof recordResponses>[] = [];
+const recorders: WatchedBrowser['recorder'][] = [];
 const pageErrors: string[] = [];
 
-const watchErrors = (p: Page) => watchPageErrors(p, pageErrors);
 
 const signIn = (p: Page, who: { email: string; password: string }) => signInAt(p, webUrl, who.email, who.password);
 
@@ -71,10 +70,9 @@ beforeAll(async () => {
   keys.push(berth.bootstrap.credentials!.accessKey, berth.bootstrap.credentials!.secretKey);
   await addUser(OWNER);
 
-  owner = await launchBrowser();
+  owner = await launchWatchedBrowser(pageErrors);
   page = owner.page;
-  watchErrors(page);
-  recorders.push(recordResponses(owner.context));
+  recorders.push(owner.recorder);
   await signIn(page, OWNER);
 });
 
@@ -187,10 +185,9 @@ describe('folders in the browser', () => {
   });
 
   it('the guest accepts the invitation from the inbox, sees the folder read-only and is refused an upload', async () => {
-    guest = await launchBrowser();
+    guest = await launchWatchedBrowser(pageErrors);
     const other = guest.page;
-    watchErrors(other);
-    recorders.push(recordResponses(guest.context));
+    recorders.push(guest.recorder);
     await signIn(other, GUEST);
     await other.goto(`${webUrl}/folders`);
     const invitation = other.locator(`[data-testid="invitation"][data-folder="${FOLDER}"]`);

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Berth } from '../../server/start';
-import { launchBrowser, screenshotDark, recordResponses, type RecordedResponse, type TestBrowser } from '../helpers/browser';
-import { fillSignIn, screenshotDir, startDashboard, watchPageErrors, type Dashboard } from '../helpers/dashboard';
+import { screenshotDark, type RecordedResponse } from '../helpers/browser';
+import { fillSignIn, launchWatchedBrowser, screenshotDir, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const ADMIN_PASSWORD = 'e2e-admin-password-123';
 const SESSION_COOKIE = 'next-auth.session-token';
@@ -19,11 +19,11 @@ const ANNOUNCEMENT = 'Scheduled maintenance on Saturday 10:00 UTC.';
 
 let dashboard: Dashboard;
 let berth: Berth;
-let browser: TestBrowser;
+let browser: WatchedBrowser;
 let page: Page;
 let webUrl: string;
 let admin: { email: string; accessKey: string; secretKey: string };
-let recorder: ReturnType<typeof recordResponses>;
+let recorder: WatchedBrowser['recorder'];
 /** Script errors and console errors of the dashboard tab (failed loads, such as the wrong password's 401, aside). */
 const pageErrors: string[] = [];
 
@@ -33,10 +33,8 @@ beforeAll(async () => {
   dashboard = await startDashboard('login', ADMIN_PASSWORD);
   ({ berth, webUrl } = dashboard);
   admin = berth.bootstrap.credentials!;
-  browser = await launchBrowser();
-  page = browser.page;
-  watchPageErrors(page, pageErrors);
-  recorder = recordResponses(browser.context);
+  browser = await launchWatchedBrowser(pageErrors);
+  ({ page, recorder } = browser);
 });
 
 afterAll(async () => {

@@ -13,8 +13,8 @@ import type { Page } from 'playwright-core';
 import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
-import { launchBrowser, recordResponses, screenshotDark, type TestBrowser } from '../helpers/browser';
-import { screenshotDir, signIn, startDashboard, watchPageErrors, type Dashboard } from '../helpers/dashboard';
+import { screenshotDark } from '../helpers/browser';
+import { launchWatchedBrowser, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const ADMIN_PASSWORD = 'e2e-sessions-admin-123';
 const USER_PASSWORD = 'e2e-sessions-user-456';
@@ -24,13 +24,13 @@ const jupyterInstalled = existsSync('/usr/bin/jupyter-notebook') || existsSync('
 
 let dashboard: Dashboard;
 let berth: Berth;
-let browser: TestBrowser;
+let browser: WatchedBrowser;
 let page: Page;
 let webUrl: string;
 let admin: BerthClient;
 let user: { email: string; accessKey: string; secretKey: string; client: BerthClient };
 let sessionUrl: string;
-let recorder: ReturnType<typeof recordResponses>;
+let recorder: WatchedBrowser['recorder'];
 const pageErrors: string[] = [];
 
 /** The text xterm.js shows in the active terminal. */
@@ -77,10 +77,8 @@ beforeAll(async () => {
   });
   user = { email, accessKey: created.accessKey, secretKey: created.secretKey, client: new BerthClient({ endpoint: berth.managerUrl, accessKey: created.accessKey, secretKey: created.secretKey }) };
 
-  browser = await launchBrowser();
-  page = browser.page;
-  watchPageErrors(page, pageErrors);
-  recorder = recordResponses(browser.context);
+  browser = await launchWatchedBrowser(pageErrors);
+  ({ page, recorder } = browser);
 
   await signIn(page, webUrl, email, USER_PASSWORD);
 });

@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
-import { launchBrowser, recordResponses, type TestBrowser } from '../helpers/browser';
-import { fillSignIn, screenshotDir, startDashboard, watchPageErrors, type Dashboard } from '../helpers/dashboard';
+import { fillSignIn, launchWatchedBrowser, screenshotDir, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const ADMIN_PASSWORD = 'e2e-settings-admin-123';
 const NEW_USER = { email: 'grace@example.com', fullName: 'Grace Hopper', password: 'first-password-1' };
@@ -24,11 +23,11 @@ const MAX_AGE_KEY = 'auth/max_password_age';
 
 let dashboard: Dashboard;
 let berth: Berth;
-let browser: TestBrowser;
+let browser: WatchedBrowser;
 let page: Page;
 let webUrl: string;
 let admin: { email: string; accessKey: string; secretKey: string };
-let recorder: ReturnType<typeof recordResponses>;
+let recorder: WatchedBrowser['recorder'];
 const previousSignup = process.env.BERTH_ALLOW_SIGNUP;
 /** Script errors and console errors of the dashboard tab (failed loads, such as a refused request, aside). */
 const pageErrors: string[] = [];
@@ -69,10 +68,8 @@ beforeAll(async () => {
   dashboard = await startDashboard('settings', ADMIN_PASSWORD, { allowSignup: true });
   ({ berth, webUrl } = dashboard);
   admin = berth.bootstrap.credentials!;
-  browser = await launchBrowser();
-  page = browser.page;
-  watchPageErrors(page, pageErrors);
-  recorder = recordResponses(browser.context);
+  browser = await launchWatchedBrowser(pageErrors);
+  ({ page, recorder } = browser);
 });
 
 afterAll(async () => {

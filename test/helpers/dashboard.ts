@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { readSettings, type BerthSettings } from '../../server/config/env';
 import { startBerth, type Berth } from '../../server/start';
 import { terminateAllSessions } from '../../server/manager/sessions';
+import { launchBrowser, recordResponses, type TestBrowser } from './browser';
 
 export const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the e2e tests leave the screenshots the docs show. */
@@ -72,4 +73,16 @@ export async function signIn(page: Page, webUrl: string, username: string, passw
   await page.goto(`${webUrl}/login`);
   await fillSignIn(page, username, password);
   await page.waitForURL(`${webUrl}/`);
+}
+
+export interface WatchedBrowser extends TestBrowser {
+  /** Every response the browser received, for the checks that no key ever reached it. */
+  recorder: ReturnType<typeof recordResponses>;
+}
+
+/** A browser for a dashboard test: its first tab's errors go to `errors`, and every response it receives is recorded. */
+export async function launchWatchedBrowser(errors: string[]): Promise<WatchedBrowser> {
+  const browser = await launchBrowser();
+  watchPageErrors(browser.page, errors);
+  return { ...browser, recorder: recordResponses(browser.context) };
 }
