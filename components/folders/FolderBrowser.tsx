@@ -6,14 +6,12 @@
 import { useRef, useState, type DragEvent } from 'react';
 import NextLink from 'next/link';
 import Box from '@mui/material/Box';
-import Breadcrumbs from '@mui/material/Breadcrumbs';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
 import LinearProgress from '@mui/material/LinearProgress';
-import Link from '@mui/material/Link';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
@@ -61,7 +59,7 @@ import {
   type UploadProgress,
 } from './useFolders';
 import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/admin/ui/tableParts';
-import { FileNameCell } from './FileNameCell';
+import { FileNameCell, PathBreadcrumbs } from './fileListing';
 
 type Dialog = { kind: 'mkdir' } | { kind: 'rename'; entry: FileEntry } | { kind: 'move' } | { kind: 'delete' } | { kind: 'share' } | { kind: 'clone' } | null;
 
@@ -113,7 +111,6 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
 
   const info = folder.data;
   const entries = [...(files.data?.items ?? [])].sort((a, b) => Number(b.type === 'DIRECTORY') - Number(a.type === 'DIRECTORY') || a.name.localeCompare(b.name));
-  const segments = dir ? dir.split('/') : [];
   const selectedNames = entries.filter((e) => selected.has(e.name)).map((e) => e.name);
 
   function openDir(path: string) {
@@ -261,24 +258,7 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
           </Toolbar>
         ) : (
           <Toolbar variant="dense" sx={{ gap: 1 }}>
-            <Breadcrumbs aria-label="Path" sx={{ flexGrow: 1, minWidth: 0 }}>
-              <Link component="button" type="button" underline="hover" onClick={() => openDir('')} color={dir ? 'inherit' : 'text.primary'}>
-                {title || 'Folder'}
-              </Link>
-              {segments.map((segment, i) => (
-                <Link
-                  key={i}
-                  component="button"
-                  type="button"
-                  underline="hover"
-                  color={i === segments.length - 1 ? 'text.primary' : 'inherit'}
-                  onClick={() => openDir(segments.slice(0, i + 1).join('/'))}
-                  aria-current={i === segments.length - 1 ? 'location' : undefined}
-                >
-                  {segment}
-                </Link>
-              ))}
-            </Breadcrumbs>
+            <PathBreadcrumbs label="Path" root={title || 'Folder'} dir={dir} onOpen={openDir} markCurrent sx={{ flexGrow: 1, minWidth: 0 }} />
             <Tooltip title="Refresh">
               <IconButton onClick={() => void refresh()} aria-label="Refresh files" size="small">
                 <RefreshIcon fontSize="small" />

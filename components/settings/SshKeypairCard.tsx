@@ -216,8 +216,7 @@ export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void
   const [confirming, setConfirming] = useState(false);
   const [uploading, setUploading] = useState(false);
   const [privateKey, setPrivateKey] = useState<string | null>(null);
-  const [generateError, setGenerateError] = useState<unknown>(null);
-  const [generating, setGenerating] = useState(false);
+  const { pending: generating, error: generateError, send } = useSending();
   const publicKey = data?.ssh_public_key ?? null;
 
   async function generate() {
@@ -225,17 +224,7 @@ export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void
     setPrivateKey(pair.ssh_private_key);
   }
 
-  async function generateFirst() {
-    setGenerating(true);
-    setGenerateError(null);
-    try {
-      await generate();
-    } catch (err) {
-      setGenerateError(err);
-    } finally {
-      setGenerating(false);
-    }
-  }
+  const generateFirst = () => send(generate);
 
   const actions = data && (
     <>

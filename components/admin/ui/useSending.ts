@@ -9,7 +9,7 @@ export function useSending() {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
-  async function send(call: () => Promise<void>): Promise<void> {
+  async function send(call: () => Promise<unknown>): Promise<void> {
     setPending(true);
     setError(null);
     try {
