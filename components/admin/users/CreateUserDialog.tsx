@@ -14,6 +14,7 @@ import { EmailField, FullNameField, PasswordField } from '@/components/auth/Acco
 import { CheckedTextField } from '../ui/CheckedTextField';
 import { ProblemAlert } from '../ui/feedback';
 import { FormDialog } from '../ui/FormDialog';
+import { NameSelect } from '../ui/NameSelect';
 import { createUser, ROLE_LABELS, USER_ROLES, useUserFormOptions } from './useUsers';
 
 export function rolesFor(callerRole: string): string[] {
@@ -111,23 +112,11 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
           ))}
         </TextField>
         {superadmin ? (
-          <TextField select label="Domain" name="domain" value={domains.includes(domain) ? domain : ''} onChange={(e) => setDomain(e.target.value)} sx={{ flex: 1 }}>
-            {domains.map((d) => (
-              <MenuItem key={d} value={d}>
-                {d}
-              </MenuItem>
-            ))}
-          </TextField>
+          <NameSelect label="Domain" name="domain" options={domains} value={domain} onChange={setDomain} sx={{ flex: 1 }} />
         ) : (
           <TextField label="Domain" value={account.data?.user?.domain_name ?? ''} disabled sx={{ flex: 1 }} />
         )}
-        <TextField select label="Resource policy" name="resource_policy" value={policies.includes(policy) ? policy : ''} onChange={(e) => setPolicy(e.target.value)} sx={{ flex: 1 }}>
-          {policies.map((p) => (
-            <MenuItem key={p} value={p}>
-              {p}
-            </MenuItem>
-          ))}
-        </TextField>
+        <NameSelect label="Resource policy" name="resource_policy" options={policies} value={policy} onChange={setPolicy} sx={{ flex: 1 }} />
       </Stack>
       <ProblemAlert error={options.error} severity="warning" />
     </FormDialog>

@@ -15,6 +15,7 @@ import { useAccount } from '@/components/settings/useSettings';
 import { formatDateTime } from '../format';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
+import { NameSelect } from '../ui/NameSelect';
 import { PageHeader } from '../ui/PageHeader';
 import { SectionCard } from '../ui/SectionCard';
 import { useToast } from '../ui/useToast';
@@ -79,13 +80,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
               </MenuItem>
             ))}
           </TextField>
-          <TextField select label="Resource policy" disabled={readOnly} value={policies.includes(policy) ? policy : ''} onChange={(e) => setPolicy(e.target.value)} helperText=" ">
-            {policies.map((p) => (
-              <MenuItem key={p} value={p}>
-                {p}
-              </MenuItem>
-            ))}
-          </TextField>
+          <NameSelect label="Resource policy" disabled={readOnly} options={policies} value={policy} onChange={setPolicy} helperText=" " />
         </Box>
         <TextField label="Description" multiline minRows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={readOnly} />
         <ProblemAlert error={error} />
