@@ -16,7 +16,6 @@ import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
-import TablePagination from '@mui/material/TablePagination';
 import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
@@ -24,10 +23,11 @@ import { managerSend } from '@/components/api/useManager';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { formatRelative, formatSlot, orderSlots, slotLabel, usedPercent, type SlotUnits } from './format';
 import { parseJsonField, useGraphql } from '@/components/api/graphql';
-import { EmptyState, Loading, ProblemAlert } from './ui/feedback';
+import { EmptyState, ProblemAlert } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { useToast } from './ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
+import { ListCardContent, TablePager } from './ui/tableParts';
 
 export interface AgentRow {
   id: string;
@@ -147,87 +147,78 @@ export function AgentsView() {
       />
       <ProblemAlert error={toggleError} sx={{ mb: 2 }} onClose={() => setToggleError(null)} />
       <Card variant="outlined">
-        {error ? (
-          <ProblemAlert error={error} sx={{ m: 2 }} />
-        ) : !list ? (
-          <Box sx={{ p: 2 }}>
-            <Loading rows={4} />
-          </Box>
-        ) : list.items.length === 0 ? (
-          <EmptyState title="No agents">
-            No agent has registered with this manager. Agents register when they start (with <code>npm start</code>, the built-in local agent does).
-          </EmptyState>
-        ) : (
-          <>
-            <TableContainer>
-              <Table size="small" aria-label="Agents" data-testid="agents-table">
-                <TableHead>
-                  <TableRow>
-                    <TableCell>Agent</TableCell>
-                    <TableCell>Status</TableCell>
-                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Scaling group</TableCell>
-                    <TableCell sx={{ width: { md: 320 } }}>Slots used</TableCell>
-                    <TableCell>Schedulable</TableCell>
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {list.items.map((agent) => (
-                    <TableRow key={agent.id} sx={{ verticalAlign: 'top' }}>
-                      <TableCell sx={{ overflowWrap: 'anywhere' }}>
-                        <Typography variant="body2" sx={{ fontWeight: 500 }}>
-                          {agent.id}
-                        </Typography>
-                        <Typography variant="caption" color="text.secondary" component="div">
-                          {[agent.addr, agent.architecture, agent.version && `v${agent.version}`].filter(Boolean).join(' · ')}
-                        </Typography>
-                      </TableCell>
-                      <TableCell>
-                        <AgentStatusChip status={agent.status} />
-                        {agent.status_changed && (
-                          <Typography variant="caption" color="text.secondary" component="div" sx={{ mt: 0.5, whiteSpace: 'nowrap' }}>
-                            {formatRelative(agent.status_changed)}
-                          </Typography>
-                        )}
-                      </TableCell>
-                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{agent.scaling_group}</TableCell>
-                      <TableCell>
-                        <AgentSlots agent={agent} units={units.data} />
-                      </TableCell>
-                      <TableCell>
-                        {superadmin ? (
-                          <Tooltip title={agent.schedulable ? 'Takes new sessions' : 'Takes no new sessions'}>
-                            <Switch
-                              checked={agent.schedulable}
-                              disabled={busy === agent.id}
-                              onChange={(e) => void setSchedulable(agent, e.target.checked)}
-                              slotProps={{ input: { 'aria-label': `Schedule new sessions on ${agent.id}` } }}
-                            />
-                          </Tooltip>
-                        ) : (
-                          <Chip size="small" variant="outlined" label={agent.schedulable ? 'Yes' : 'No'} />
-                        )}
-                      </TableCell>
+        <ListCardContent
+          error={error}
+          data={list}
+          loadingRows={4}
+          isEmpty={(l) => l.items.length === 0}
+          empty={
+            <EmptyState title="No agents">
+              No agent has registered with this manager. Agents register when they start (with <code>npm start</code>, the built-in local agent does).
+            </EmptyState>
+          }
+        >
+          {(list) => (
+            <>
+              <TableContainer>
+                <Table size="small" aria-label="Agents" data-testid="agents-table">
+                  <TableHead>
+                    <TableRow>
+                      <TableCell>Agent</TableCell>
+                      <TableCell>Status</TableCell>
+                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Scaling group</TableCell>
+                      <TableCell sx={{ width: { md: 320 } }}>Slots used</TableCell>
+                      <TableCell>Schedulable</TableCell>
                     </TableRow>
-                  ))}
-                </TableBody>
-              </Table>
-            </TableContainer>
-            {list.total_count > pageSize && (
-              <TablePagination
-                component="div"
-                count={list.total_count}
-                page={page}
-                onPageChange={(_e, next) => setPage(next)}
-                rowsPerPage={pageSize}
-                rowsPerPageOptions={[25, 50, 100]}
-                onRowsPerPageChange={(e) => {
-                  setPageSize(Number(e.target.value));
-                  setPage(0);
-                }}
-              />
-            )}
-          </>
-        )}
+                  </TableHead>
+                  <TableBody>
+                    {list.items.map((agent) => (
+                      <TableRow key={agent.id} sx={{ verticalAlign: 'top' }}>
+                        <TableCell sx={{ overflowWrap: 'anywhere' }}>
+                          <Typography variant="body2" sx={{ fontWeight: 500 }}>
+                            {agent.id}
+                          </Typography>
+                          <Typography variant="caption" color="text.secondary" component="div">
+                            {[agent.addr, agent.architecture, agent.version && `v${agent.version}`].filter(Boolean).join(' · ')}
+                          </Typography>
+                        </TableCell>
+                        <TableCell>
+                          <AgentStatusChip status={agent.status} />
+                          {agent.status_changed && (
+                            <Typography variant="caption" color="text.secondary" component="div" sx={{ mt: 0.5, whiteSpace: 'nowrap' }}>
+                              {formatRelative(agent.status_changed)}
+                            </Typography>
+                          )}
+                        </TableCell>
+                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{agent.scaling_group}</TableCell>
+                        <TableCell>
+                          <AgentSlots agent={agent} units={units.data} />
+                        </TableCell>
+                        <TableCell>
+                          {superadmin ? (
+                            <Tooltip title={agent.schedulable ? 'Takes new sessions' : 'Takes no new sessions'}>
+                              <Switch
+                                checked={agent.schedulable}
+                                disabled={busy === agent.id}
+                                onChange={(e) => void setSchedulable(agent, e.target.checked)}
+                                slotProps={{ input: { 'aria-label': `Schedule new sessions on ${agent.id}` } }}
+                              />
+                            </Tooltip>
+                          ) : (
+                            <Chip size="small" variant="outlined" label={agent.schedulable ? 'Yes' : 'No'} />
+                          )}
+                        </TableCell>
+                      </TableRow>
+                    ))}
+                  </TableBody>
+                </Table>
+              </TableContainer>
+              {list.total_count > pageSize && (
+                <TablePager count={list.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={[25, 50, 100]} />
+              )}
+            </>
+          )}
+        </ListCardContent>
       </Card>
       {toast}
     </>

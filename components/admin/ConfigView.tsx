@@ -4,7 +4,7 @@
  * with a confirmation that first shows what would go. Prefixes match as plain text, so `auth` also reaches `author/…`;
  * the page says so where it matters.
  */
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -24,6 +24,7 @@ import { EmptyState, ProblemAlert } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { SectionCard } from './ui/SectionCard';
 import { useToast } from './ui/useToast';
+import { useSending } from './ui/useSending';
 
 type ConfigTree = { [key: string]: string | ConfigTree };
 type ConfigValue = string | ConfigTree | null;
@@ -54,50 +55,72 @@ function keyProblem(key: string): string | null {
   return null;
 }
 
-function ReadCard() {
+const MONO_INPUT = { htmlInput: { spellCheck: false, style: { fontFamily: MONO } } };
+
+/** A key, in monospace and unchecked for spelling; its problem shows once the form was sent. */
+function KeyField({ name, value, onChange, problem, submitted, helperText = ' ', grow }: { name: string; value: string; onChange: (key: string) => void; problem: string | null; submitted: boolean; helperText?: string; grow?: boolean }) {
+  return (
+    <TextField
+      label="Key"
+      name={name}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      error={submitted && Boolean(problem)}
+      helperText={(submitted && problem) || helperText}
+      sx={grow ? { flexGrow: 1 } : undefined}
+      slotProps={MONO_INPUT}
+    />
+  );
+}
+
+/** What each card's form holds: the key, whether it is a prefix, and whether sending was tried (problems show then). */
+function useKeyForm() {
   const [key, setKey] = useState('');
   const [prefix, setPrefix] = useState(false);
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  return { key, setKey, prefix, setPrefix, submitted, setSubmitted, problem: keyProblem(key) };
+}
+
+/** The read and delete forms: a key, whether it is a prefix, and the card's button, in one row. */
+function KeyPrefixForm({ name, form, onSubmit, button }: { name: string; form: ReturnType<typeof useKeyForm>; onSubmit: (event: FormEvent<HTMLFormElement>) => void; button: ReactNode }) {
+  return (
+    <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={onSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+      <KeyField name={name} value={form.key} onChange={form.setKey} problem={form.problem} submitted={form.submitted} grow />
+      <FormControlLabel control={<Checkbox checked={form.prefix} onChange={(e) => form.setPrefix(e.target.checked)} />} label="As a prefix" sx={{ mt: { sm: 1 } }} />
+      {button}
+    </Stack>
+  );
+}
+
+function ReadCard() {
+  const form = useKeyForm();
+  const { key, prefix, problem } = form;
+  const { pending, error, send } = useSending();
   const [result, setResult] = useState<{ key: string; prefix: boolean; value: ConfigValue } | null>(null);
-  const problem = keyProblem(key);
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setSubmitted(true);
+    form.setSubmitted(true);
     if (problem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       setResult({ key, prefix, value: await readConfig(key, prefix) });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   const rows = result && typeof result.value === 'object' && result.value !== null ? flatten(result.value) : null;
   return (
     <SectionCard id="config-read" title="Read" description="One key, or every key that starts with the text you give.">
       <Stack spacing={2}>
-        <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
-          <TextField
-            label="Key"
-            name="read-key"
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            error={submitted && Boolean(problem)}
-            helperText={(submitted && problem) || ' '}
-            sx={{ flexGrow: 1 }}
-            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
-          />
-          <FormControlLabel control={<Checkbox checked={prefix} onChange={(e) => setPrefix(e.target.checked)} />} label="As a prefix" sx={{ mt: { sm: 1 } }} />
-          <Button type="submit" variant="contained" disabled={pending} sx={{ mt: { sm: 1 } }}>
-            {pending ? 'Reading…' : 'Read'}
-          </Button>
-        </Stack>
+        <KeyPrefixForm
+          name="read-key"
+          form={form}
+          onSubmit={handleSubmit}
+          button={
+            <Button type="submit" variant="contained" disabled={pending} sx={{ mt: { sm: 1 } }}>
+              {pending ? 'Reading…' : 'Read'}
+            </Button>
+          }
+        />
         <ProblemAlert error={error} />
         {result && (
           <Box data-testid="config-result">
@@ -141,8 +164,7 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
   const problem = keyProblem(key);
   const valueProblem = value.includes('\0') ? 'Values cannot hold NUL characters.' : null;
 
@@ -150,30 +172,16 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
     event.preventDefault();
     setSubmitted(true);
     if (problem || valueProblem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await managerSend('POST', '/config/set', { key, value });
       notify(`${key} is set.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
     <SectionCard id="config-write" title="Write" description="Sets one key to a text value, replacing what it held. Changes take effect right away.">
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
-        <TextField
-          label="Key"
-          name="write-key"
-          value={key}
-          onChange={(e) => setKey(e.target.value)}
-          error={submitted && Boolean(problem)}
-          helperText={(submitted && problem) || 'e.g. auth/max_password_age'}
-          slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
-        />
+        <KeyField name="write-key" value={key} onChange={setKey} problem={problem} submitted={submitted} helperText="e.g. auth/max_password_age" />
         <TextField
           label="Value"
           name="write-value"
@@ -183,7 +191,7 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
           onChange={(e) => setValue(e.target.value)}
           error={Boolean(valueProblem)}
           helperText={valueProblem || 'e.g. 90d'}
-          slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
+          slotProps={MONO_INPUT}
         />
         <ProblemAlert error={error} />
         <div>
@@ -197,51 +205,36 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
 }
 
 function DeleteCard({ notify }: { notify: (message: string) => void }) {
-  const [key, setKey] = useState('');
-  const [prefix, setPrefix] = useState(false);
-  const [submitted, setSubmitted] = useState(false);
-  const [checking, setChecking] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const form = useKeyForm();
+  const { key, prefix, problem } = form;
+  const { pending: checking, error, send } = useSending();
   const [confirm, setConfirm] = useState<{ key: string; prefix: boolean; keys: string[] } | null>(null);
-  const problem = keyProblem(key);
 
   /** Reads what the delete would remove, so the confirmation can list it. */
   async function review(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setSubmitted(true);
+    form.setSubmitted(true);
     if (problem) return;
-    setChecking(true);
-    setError(null);
-    try {
+    await send(async () => {
       const found = await readConfig(key, prefix);
       const keys = found === null ? [] : typeof found === 'string' ? [key] : flatten(found).map((row) => row.path || '(the key itself)');
       setConfirm({ key, prefix, keys });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setChecking(false);
-    }
+    });
   }
 
   return (
     <SectionCard id="config-delete" title="Delete" description="Removes a key, or every key that starts with the text you give. You see what matches before anything is deleted.">
       <Stack spacing={2}>
-        <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={review} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
-          <TextField
-            label="Key"
-            name="delete-key"
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            error={submitted && Boolean(problem)}
-            helperText={(submitted && problem) || ' '}
-            sx={{ flexGrow: 1 }}
-            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO } } }}
-          />
-          <FormControlLabel control={<Checkbox checked={prefix} onChange={(e) => setPrefix(e.target.checked)} />} label="As a prefix" sx={{ mt: { sm: 1 } }} />
-          <Button type="submit" variant="outlined" color="error" disabled={checking} sx={{ mt: { sm: 1 } }}>
-            {checking ? 'Checking…' : 'Delete…'}
-          </Button>
-        </Stack>
+        <KeyPrefixForm
+          name="delete-key"
+          form={form}
+          onSubmit={review}
+          button={
+            <Button type="submit" variant="outlined" color="error" disabled={checking} sx={{ mt: { sm: 1 } }}>
+              {checking ? 'Checking…' : 'Delete…'}
+            </Button>
+          }
+        />
         <ProblemAlert error={error} />
       </Stack>
       <ConfirmDialog

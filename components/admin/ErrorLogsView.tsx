@@ -17,16 +17,16 @@ import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
-import TablePagination from '@mui/material/TablePagination';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { managerSend, useManager } from '@/components/api/useManager';
 import { ExpandMoreIcon } from '@/components/frame/icons';
 import { formatDateTime } from './format';
 import { filterString, useGraphql } from '@/components/api/graphql';
-import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from './ui/feedback';
+import { EmptyState, ProblemAlert, VisuallyHidden } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { useToast } from './ui/useToast';
+import { ActionsHeaderCell, ListCardContent, TablePager } from './ui/tableParts';
 
 interface ErrorLog {
   log_id: string;
@@ -179,54 +179,43 @@ export function ErrorLogsView() {
       <PageHeader title="Error logs" description="Errors that clients reported to the manager, newest first. Clear a log once it is handled." />
       <ProblemAlert error={clearError} onClose={() => setClearError(null)} sx={{ mb: 2 }} />
       <Card variant="outlined">
-        {error ? (
-          <ProblemAlert error={error} sx={{ m: 2 }} />
-        ) : !data ? (
-          <Box sx={{ p: 2 }}>
-            <Loading rows={4} />
-          </Box>
-        ) : data.count === 0 ? (
-          <EmptyState title="No error logs">Nothing has been reported. Clients report errors with POST /logs/error.</EmptyState>
-        ) : (
-          <>
-            <TableContainer>
-              <Table size="small" aria-label="Error logs" data-testid="error-logs-table">
-                <TableHead>
-                  <TableRow>
-                    <TableCell padding="checkbox">
-                      <VisuallyHidden>Details</VisuallyHidden>
-                    </TableCell>
-                    <TableCell>Time</TableCell>
-                    <TableCell>Severity</TableCell>
-                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Source</TableCell>
-                    <TableCell>Message</TableCell>
-                    <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>User</TableCell>
-                    <TableCell align="right">
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </TableCell>
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {data.logs.map((log) => (
-                    <LogRow key={log.log_id} log={log} email={log.user ? emails.get(log.user) : undefined} onClear={clear} />
-                  ))}
-                </TableBody>
-              </Table>
-            </TableContainer>
-            <TablePagination
-              component="div"
-              count={data.count}
-              page={page}
-              onPageChange={(_e, next) => setPage(next)}
-              rowsPerPage={pageSize}
-              rowsPerPageOptions={[20, 50, 100]}
-              onRowsPerPageChange={(e) => {
-                setPageSize(Number(e.target.value));
-                setPage(0);
-              }}
-            />
-          </>
-        )}
+        <ListCardContent
+          error={error}
+          data={data}
+          loadingRows={4}
+          isEmpty={(d) => d.count === 0}
+          empty={
+            <EmptyState title="No error logs">Nothing has been reported. Clients report errors with POST /logs/error.</EmptyState>
+          }
+        >
+          {(data) => (
+            <>
+              <TableContainer>
+                <Table size="small" aria-label="Error logs" data-testid="error-logs-table">
+                  <TableHead>
+                    <TableRow>
+                      <TableCell padding="checkbox">
+                        <VisuallyHidden>Details</VisuallyHidden>
+                      </TableCell>
+                      <TableCell>Time</TableCell>
+                      <TableCell>Severity</TableCell>
+                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Source</TableCell>
+                      <TableCell>Message</TableCell>
+                      <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>User</TableCell>
+                      <ActionsHeaderCell />
+                    </TableRow>
+                  </TableHead>
+                  <TableBody>
+                    {data.logs.map((log) => (
+                      <LogRow key={log.log_id} log={log} email={log.user ? emails.get(log.user) : undefined} onClear={clear} />
+                    ))}
+                  </TableBody>
+                </Table>
+              </TableContainer>
+              <TablePager count={data.count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={[20, 50, 100]} />
+            </>
+          )}
+        </ListCardContent>
       </Card>
       {toast}
     </>

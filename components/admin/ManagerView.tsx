@@ -22,6 +22,7 @@ import { Loading, ProblemAlert } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { SectionCard } from './ui/SectionCard';
 import { useToast } from './ui/useToast';
+import { useSending } from './ui/useSending';
 
 interface ManagerNode {
   id: string;
@@ -157,8 +158,7 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
   const [enabled, setEnabled] = useState(false);
   const [message, setMessage] = useState('');
   const [loaded, setLoaded] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [saveError, setSaveError] = useState<unknown>(null);
+  const { pending, error: saveError, send } = useSending();
 
   useEffect(() => {
     if (data && !loaded) {
@@ -174,17 +174,11 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
 
   async function save() {
     if (emptyWhileEnabled || tooLong) return;
-    setPending(true);
-    setSaveError(null);
-    try {
+    await send(async () => {
       await managerSend('POST', ANNOUNCEMENT_PATH, { enabled, message });
       await mutate(ANNOUNCEMENT_PATH);
       notify(enabled ? 'The announcement is shown to everyone.' : 'The announcement is hidden.');
-    } catch (err) {
-      setSaveError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -9,7 +9,6 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
-import IconButton from '@mui/material/IconButton';
 import MenuItem from '@mui/material/MenuItem';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -18,7 +17,6 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
@@ -26,10 +24,11 @@ import { formatBytes, formatSlot, orderSlots, slotLabel, unitOf, type SlotUnits 
 import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from '@/components/api/graphql';
 import { ConfirmDialog } from './ui/ConfirmDialog';
 import { FormDialog } from './ui/FormDialog';
-import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from './ui/feedback';
+import { EmptyState } from './ui/feedback';
 import { PageHeader } from './ui/PageHeader';
 import { useToast } from './ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
+import { ActionsHeaderCell, ListCardContent, RowAction } from './ui/tableParts';
 
 interface Preset {
   id: string;
@@ -211,81 +210,73 @@ export function PresetsView() {
         }
       />
       <Card variant="outlined">
-        {error || units.error ? (
-          <ProblemAlert error={error ?? units.error} sx={{ m: 2 }} />
-        ) : !presets || !units.data ? (
-          <Box sx={{ p: 2 }}>
-            <Loading rows={3} />
-          </Box>
-        ) : presets.length === 0 ? (
-          <EmptyState
-            title="No resource presets"
-            action={
-              superadmin && (
-                <Button variant="outlined" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })}>
-                  Create a preset
-                </Button>
-              )
-            }
-          >
-            Without presets, users give CPU and memory by hand when they start a session.
-          </EmptyState>
-        ) : (
-          <TableContainer>
-            <Table size="small" aria-label="Resource presets" data-testid="presets-table">
-              <TableHead>
-                <TableRow>
-                  <TableCell>Name</TableCell>
-                  {slots.map((slot) => (
-                    <TableCell key={slot} align="right">
-                      {slotLabel(slot)}
-                    </TableCell>
-                  ))}
-                  <TableCell align="right">Shared memory</TableCell>
-                  <TableCell>Scaling group</TableCell>
-                  {superadmin && (
-                    <TableCell align="right">
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </TableCell>
-                  )}
-                </TableRow>
-              </TableHead>
-              <TableBody>
-                {presets.map((preset) => {
-                  const amounts = parseJsonField<Record<string, string>>(preset.resource_slots, {});
-                  return (
-                    <TableRow key={preset.id} hover>
-                      <TableCell sx={{ fontWeight: 500 }}>{preset.name}</TableCell>
-                      {slots.map((slot) => (
-                        <TableCell key={slot} align="right" sx={{ whiteSpace: 'nowrap' }}>
-                          {amounts[slot] === undefined ? '—' : formatSlot(slot, amounts[slot], units.data)}
-                        </TableCell>
-                      ))}
-                      <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                        {preset.shared_memory ? formatBytes(preset.shared_memory) : '—'}
+        <ListCardContent
+          error={error || units.error}
+          data={presets && units.data ? presets : undefined}
+          loadingRows={3}
+          isEmpty={(p) => p.length === 0}
+          empty={
+            <EmptyState
+              title="No resource presets"
+              action={
+                superadmin && (
+                  <Button variant="outlined" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })}>
+                    Create a preset
+                  </Button>
+                )
+              }
+            >
+              Without presets, users give CPU and memory by hand when they start a session.
+            </EmptyState>
+          }
+        >
+          {(presets) => (
+            <TableContainer>
+              <Table size="small" aria-label="Resource presets" data-testid="presets-table">
+                <TableHead>
+                  <TableRow>
+                    <TableCell>Name</TableCell>
+                    {slots.map((slot) => (
+                      <TableCell key={slot} align="right">
+                        {slotLabel(slot)}
                       </TableCell>
-                      <TableCell>{preset.scaling_group_name ?? <Chip size="small" variant="outlined" label="All" />}</TableCell>
-                      {superadmin && (
+                    ))}
+                    <TableCell align="right">Shared memory</TableCell>
+                    <TableCell>Scaling group</TableCell>
+                    {superadmin && (
+                      <ActionsHeaderCell />
+                    )}
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {presets.map((preset) => {
+                    const amounts = parseJsonField<Record<string, string>>(preset.resource_slots, {});
+                    return (
+                      <TableRow key={preset.id} hover>
+                        <TableCell sx={{ fontWeight: 500 }}>{preset.name}</TableCell>
+                        {slots.map((slot) => (
+                          <TableCell key={slot} align="right" sx={{ whiteSpace: 'nowrap' }}>
+                            {amounts[slot] === undefined ? '—' : formatSlot(slot, amounts[slot], units.data)}
+                          </TableCell>
+                        ))}
                         <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                          <Tooltip title="Edit">
-                            <IconButton aria-label={`Edit ${preset.name}`} onClick={() => setDialog({ editing: preset })}>
-                              <EditIcon fontSize="small" />
-                            </IconButton>
-                          </Tooltip>
-                          <Tooltip title="Delete">
-                            <IconButton aria-label={`Delete ${preset.name}`} onClick={() => setDeleting(preset)}>
-                              <DeleteIcon fontSize="small" />
-                            </IconButton>
-                          </Tooltip>
+                          {preset.shared_memory ? formatBytes(preset.shared_memory) : '—'}
                         </TableCell>
-                      )}
-                    </TableRow>
-                  );
-                })}
-              </TableBody>
-            </Table>
-          </TableContainer>
-        )}
+                        <TableCell>{preset.scaling_group_name ?? <Chip size="small" variant="outlined" label="All" />}</TableCell>
+                        {superadmin && (
+                          <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                            <RowAction title="Edit" label={`Edit ${preset.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setDialog({ editing: preset })} />
+                            <RowAction title="Delete" label={`Delete ${preset.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting(preset)} />
+                          </TableCell>
+                        )}
+                      </TableRow>
+                    );
+                  })}
+                </TableBody>
+              </Table>
+            </TableContainer>
+          )}
+        </ListCardContent>
       </Card>
       {superadmin && units.data && (
         <PresetDialog

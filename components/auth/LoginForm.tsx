@@ -8,13 +8,12 @@ import { useState, type FormEvent } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
-import Alert from '@mui/material/Alert';
-import AlertTitle from '@mui/material/AlertTitle';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import { FormProblemAlert } from './AccountFields';
 import { AuthCard } from './AuthCard';
 import { PasswordExpiredForm } from './PasswordExpiredForm';
 
@@ -102,12 +101,7 @@ export function LoginForm({ defaultDomain, initialError, signupEnabled = false }
   return (
     <AuthCard subtitle="Sign in to your cluster">
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
-        {problem && (
-          <Alert severity="error" data-testid="login-error">
-            <AlertTitle>{problem.title}</AlertTitle>
-            {problem.detail}
-          </Alert>
-        )}
+        <FormProblemAlert problem={problem} testId="login-error" />
         <TextField
           label="Email or username"
           name="username"

@@ -11,8 +11,7 @@ import AlertTitle from '@mui/material/AlertTitle';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { ManagerError } from '@/components/api/problem';
-import { CheckedTextField } from '@/components/admin/ui/CheckedTextField';
+import { formProblem, FormProblemAlert, NewPasswordFields, type FormProblem } from './AccountFields';
 import { changeExpiredPassword } from './accountForms';
 import { newPasswordProblems } from './accountRules';
 
@@ -46,7 +45,7 @@ export function PasswordExpiredForm({
   const [repeat, setRepeat] = useState('');
   const [submitted, setSubmitted] = useState(false);
   const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<{ title: string; detail?: string; severity: 'error' | 'info' } | null>(null);
+  const [problem, setProblem] = useState<FormProblem | null>(null);
   const askIdentity = !initialUsername || !initialCurrent;
 
   const problems = newPasswordProblems(next, repeat, current);
@@ -60,11 +59,7 @@ export function PasswordExpiredForm({
     try {
       await changeExpiredPassword({ domain, username, current_password: current, new_password: next });
     } catch (err) {
-      setProblem(
-        err instanceof ManagerError
-          ? { title: err.problem.title ?? 'The password was not changed', detail: err.problem.detail, severity: 'error' }
-          : { title: 'The password was not changed', detail: 'The dashboard could not be reached. Check your connection and try again.', severity: 'error' },
-      );
+      setProblem(formProblem(err, 'The password was not changed'));
       setPending(false);
       return;
     }
@@ -84,12 +79,7 @@ export function PasswordExpiredForm({
         <AlertTitle>Choose a new password</AlertTitle>
         {expiredOn(detail)}Your administrator requires passwords to be changed regularly.
       </Alert>
-      {problem && (
-        <Alert severity={problem.severity} data-testid="password-expired-error">
-          <AlertTitle>{problem.title}</AlertTitle>
-          {problem.detail}
-        </Alert>
-      )}
+      <FormProblemAlert problem={problem} testId="password-expired-error" />
       {askIdentity && (
         <>
           <TextField label="Email or username" name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
@@ -104,29 +94,7 @@ export function PasswordExpiredForm({
           />
         </>
       )}
-      <CheckedTextField
-        label="New password"
-        name="new-password"
-        type="password"
-        autoComplete="new-password"
-        autoFocus
-        required
-        value={next}
-        onChange={(e) => setNext(e.target.value)}
-        problem={problems.next}
-        submitted={submitted}
-      />
-      <CheckedTextField
-        label="Repeat the new password"
-        name="new-password-repeat"
-        type="password"
-        autoComplete="new-password"
-        required
-        value={repeat}
-        onChange={(e) => setRepeat(e.target.value)}
-        problem={problems.repeat}
-        submitted={submitted}
-      />
+      <NewPasswordFields autoFocus required next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
       <Button type="submit" variant="contained" size="large" disabled={pending}>
         {pending ? 'Changing…' : 'Change password and sign in'}
       </Button>

@@ -4,16 +4,13 @@ import { useState, type FormEvent } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
-import Alert from '@mui/material/Alert';
-import AlertTitle from '@mui/material/AlertTitle';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { CheckedTextField } from '@/components/admin/ui/CheckedTextField';
-import { ManagerError } from '@/components/api/problem';
 import { AuthCard } from './AuthCard';
+import { EmailField, formProblem, FormProblemAlert, FullNameField, NewPasswordFields, type FormProblem } from './AccountFields';
 import { signUp } from './accountForms';
 import { emailProblem, lengthProblem, MIN_PASSWORD_LENGTH, newPasswordProblems } from './accountRules';
 
@@ -26,7 +23,7 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
   const [domain, setDomain] = useState(defaultDomain);
   const [submitted, setSubmitted] = useState(false);
   const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<{ title: string; detail?: string } | null>(null);
+  const [problem, setProblem] = useState<FormProblem | null>(null);
 
   const problems = { email: emailProblem(email, 'Enter your email address.'), ...newPasswordProblems(password, repeat), fullName: lengthProblem(fullName) };
 
@@ -39,11 +36,7 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
     try {
       await signUp({ domain: domain.trim() || defaultDomain, email: email.trim(), password, full_name: fullName.trim() || undefined });
     } catch (err) {
-      setProblem(
-        err instanceof ManagerError
-          ? { title: err.problem.title ?? 'The account was not created', detail: err.problem.detail }
-          : { title: 'The account was not created', detail: 'The dashboard could not be reached. Check your connection and try again.' },
-      );
+      setProblem(formProblem(err, 'The account was not created'));
       setPending(false);
       return;
     }
@@ -59,56 +52,19 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
   return (
     <AuthCard subtitle="Create your account">
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
-        {problem && (
-          <Alert severity="error" data-testid="signup-error">
-            <AlertTitle>{problem.title}</AlertTitle>
-            {problem.detail}
-          </Alert>
-        )}
-        <CheckedTextField
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          autoFocus
+        <FormProblemAlert problem={problem} testId="signup-error" />
+        <EmailField autoComplete="email" autoFocus value={email} onChange={setEmail} problem={problems.email} submitted={submitted} />
+        <FullNameField name="name" autoComplete="name" value={fullName} onChange={setFullName} problem={problems.fullName} submitted={submitted} helperText="Optional" />
+        <NewPasswordFields
+          labels={['Choose a password', 'Repeat the password']}
           required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          problem={problems.email}
-          submitted={submitted}
-        />
-        <CheckedTextField
-          label="Full name"
-          name="name"
-          autoComplete="name"
-          value={fullName}
-          onChange={(e) => setFullName(e.target.value)}
-          problem={problems.fullName}
-          submitted={submitted}
-          helperText="Optional"
-        />
-        <CheckedTextField
-          label="Choose a password"
-          name="new-password"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          problem={problems.next}
+          next={password}
+          repeat={repeat}
+          onNext={setPassword}
+          onRepeat={setRepeat}
+          problems={problems}
           submitted={submitted}
           helperText={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
-        <CheckedTextField
-          label="Repeat the password"
-          name="new-password-repeat"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={repeat}
-          onChange={(e) => setRepeat(e.target.value)}
-          problem={problems.repeat}
-          submitted={submitted}
         />
         <TextField label="Domain" name="domain" size="small" value={domain} onChange={(e) => setDomain(e.target.value)} />
         <Button type="submit" variant="contained" size="large" disabled={pending}>

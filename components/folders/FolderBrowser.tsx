@@ -6,14 +6,12 @@
 import { useRef, useState, type DragEvent } from 'react';
 import NextLink from 'next/link';
 import Box from '@mui/material/Box';
-import Breadcrumbs from '@mui/material/Breadcrumbs';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
 import LinearProgress from '@mui/material/LinearProgress';
-import Link from '@mui/material/Link';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
@@ -26,7 +24,7 @@ import Toolbar from '@mui/material/Toolbar';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
-import { EmptyState, ProblemAlert, useDelayed, VisuallyHidden } from '@/components/admin/ui/feedback';
+import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
 import { useToast } from '@/components/admin/ui/useToast';
 import {
   ArrowBackIcon,
@@ -37,8 +35,6 @@ import {
   DownloadIcon,
   DriveFileMoveIcon,
   EditIcon,
-  FileIcon,
-  FolderIcon,
   PersonAddIcon,
   RefreshIcon,
   UploadIcon,
@@ -62,6 +58,8 @@ import {
   type FileEntry,
   type UploadProgress,
 } from './useFolders';
+import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/admin/ui/tableParts';
+import { FileNameCell, PathBreadcrumbs } from './fileListing';
 
 type Dialog = { kind: 'mkdir' } | { kind: 'rename'; entry: FileEntry } | { kind: 'move' } | { kind: 'delete' } | { kind: 'share' } | { kind: 'clone' } | null;
 
@@ -113,7 +111,6 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
 
   const info = folder.data;
   const entries = [...(files.data?.items ?? [])].sort((a, b) => Number(b.type === 'DIRECTORY') - Number(a.type === 'DIRECTORY') || a.name.localeCompare(b.name));
-  const segments = dir ? dir.split('/') : [];
   const selectedNames = entries.filter((e) => selected.has(e.name)).map((e) => e.name);
 
   function openDir(path: string) {
@@ -261,24 +258,7 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
           </Toolbar>
         ) : (
           <Toolbar variant="dense" sx={{ gap: 1 }}>
-            <Breadcrumbs aria-label="Path" sx={{ flexGrow: 1, minWidth: 0 }}>
-              <Link component="button" type="button" underline="hover" onClick={() => openDir('')} color={dir ? 'inherit' : 'text.primary'}>
-                {title || 'Folder'}
-              </Link>
-              {segments.map((segment, i) => (
-                <Link
-                  key={i}
-                  component="button"
-                  type="button"
-                  underline="hover"
-                  color={i === segments.length - 1 ? 'text.primary' : 'inherit'}
-                  onClick={() => openDir(segments.slice(0, i + 1).join('/'))}
-                  aria-current={i === segments.length - 1 ? 'location' : undefined}
-                >
-                  {segment}
-                </Link>
-              ))}
-            </Breadcrumbs>
+            <PathBreadcrumbs label="Path" root={title || 'Folder'} dir={dir} onOpen={openDir} markCurrent sx={{ flexGrow: 1, minWidth: 0 }} />
             <Tooltip title="Refresh">
               <IconButton onClick={() => void refresh()} aria-label="Refresh files" size="small">
                 <RefreshIcon fontSize="small" />
@@ -309,20 +289,12 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
                   <TableCell>Name</TableCell>
                   <TableCell align="right">Size</TableCell>
                   <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>Modified</TableCell>
-                  <TableCell align="right">
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </TableCell>
+                  <ActionsHeaderCell />
                 </TableRow>
               </TableHead>
               <TableBody>
                 {!files.data &&
-                  [0, 1, 2].map((i) => (
-                    <TableRow key={i}>
-                      <TableCell colSpan={5}>
-                        <Skeleton />
-                      </TableCell>
-                    </TableRow>
-                  ))}
+                  <SkeletonRows colSpan={5} />}
                 {entries.map((entry) => {
                   const isDir = entry.type === 'DIRECTORY';
                   const target = joinPath(dir, entry.name);
@@ -331,33 +303,20 @@ export function FolderBrowser({ folderId }: { folderId: string }) {
                       <TableCell padding="checkbox">
                         <Checkbox size="small" checked={selected.has(entry.name)} onChange={() => toggle(entry.name)} slotProps={{ input: { 'aria-label': `Select ${entry.name}` } }} />
                       </TableCell>
-                      <TableCell>
-                        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                          {isDir ? <FolderIcon fontSize="small" color="primary" /> : <FileIcon fontSize="small" color="action" />}
-                          {isDir ? (
-                            <Link component="button" type="button" underline="hover" onClick={() => openDir(target)}>
-                              {entry.name}
-                            </Link>
-                          ) : (
-                            <span>{entry.name}</span>
-                          )}
-                        </Stack>
-                      </TableCell>
+                      <FileNameCell name={entry.name} isDir={isDir} onOpen={() => openDir(target)} />
                       <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                         {isDir ? '—' : formatBytes(entry.size)}
                       </TableCell>
                       <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' }, whiteSpace: 'nowrap' }}>{new Date(entry.modified).toLocaleString()}</TableCell>
                       <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                        <Tooltip title={isDir ? 'Download as zip' : 'Download'}>
-                          <IconButton size="small" aria-label={`Download ${entry.name}`} onClick={() => void run(() => downloadEntry(folderId, target, isDir))}>
-                            <DownloadIcon fontSize="small" />
-                          </IconButton>
-                        </Tooltip>
-                        <Tooltip title="Rename">
-                          <IconButton size="small" aria-label={`Rename ${entry.name}`} onClick={() => setDialog({ kind: 'rename', entry })}>
-                            <EditIcon fontSize="small" />
-                          </IconButton>
-                        </Tooltip>
+                        <RowAction
+                          size="small"
+                          title={isDir ? 'Download as zip' : 'Download'}
+                          label={`Download ${entry.name}`}
+                          icon={<DownloadIcon fontSize="small" />}
+                          onClick={() => void run(() => downloadEntry(folderId, target, isDir))}
+                        />
+                        <RowAction title="Rename" label={`Rename ${entry.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setDialog({ kind: 'rename', entry })} size="small" />
                       </TableCell>
                     </TableRow>
                   );

@@ -3,16 +3,14 @@
  * The folders page: the folders you own or that are shared with you (rename, delete, leave), invitations to
  * accept, the ones you sent and may still cancel, and a new folder.
  */
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
-import IconButton from '@mui/material/IconButton';
 import Link from '@mui/material/Link';
-import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -20,9 +18,8 @@ import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { EmptyState, ProblemAlert, useDelayed, VisuallyHidden } from '@/components/admin/ui/feedback';
+import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
 import { PageHeader } from '@/components/admin/ui/PageHeader';
 import { useToast } from '@/components/admin/ui/useToast';
 import { AddIcon, DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
@@ -32,17 +29,7 @@ import { CreateFolderDialog } from './CreateFolderDialog';
 import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
 import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
-
-/** An icon button with a tooltip (what it does) and an accessible name (what it does to which folder). */
-function ActionButton({ title, label, icon, onClick }: { title: string; label: string; icon: ReactNode; onClick: () => void }) {
-  return (
-    <Tooltip title={title}>
-      <IconButton size="small" aria-label={label} onClick={onClick}>
-        {icon}
-      </IconButton>
-    </Tooltip>
-  );
-}
+import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/admin/ui/tableParts';
 
 function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
   // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left
@@ -81,11 +68,11 @@ function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: numb
       <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
         {folder.is_owner && (
           <>
-            <ActionButton title="Rename" label={`Rename ${folder.name}`} icon={<EditIcon fontSize="small" />} onClick={() => onAction({ kind: 'rename', folder })} />
-            <ActionButton title="Delete" label={`Delete ${folder.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => onAction({ kind: 'delete', folder })} />
+            <RowAction size="small" title="Rename" label={`Rename ${folder.name}`} icon={<EditIcon fontSize="small" />} onClick={() => onAction({ kind: 'rename', folder })} />
+            <RowAction size="small" title="Delete" label={`Delete ${folder.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => onAction({ kind: 'delete', folder })} />
           </>
         )}
-        {leavable && <ActionButton title="Leave" label={`Leave ${folder.name}`} icon={<LogoutIcon fontSize="small" />} onClick={() => onAction({ kind: 'leave', folder })} />}
+        {leavable && <RowAction size="small" title="Leave" label={`Leave ${folder.name}`} icon={<LogoutIcon fontSize="small" />} onClick={() => onAction({ kind: 'leave', folder })} />}
       </TableCell>
     </TableRow>
   );
@@ -133,21 +120,13 @@ export function FolderList() {
                     Size
                   </TableCell>
                   <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
-                  <TableCell align="right">
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </TableCell>
+                  <ActionsHeaderCell />
                 </TableRow>
               </TableHead>
               <TableBody>
                 {data
                   ? folders.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)
-                  : [0, 1, 2].map((i) => (
-                      <TableRow key={i}>
-                        <TableCell colSpan={7}>
-                          <Skeleton />
-                        </TableCell>
-                      </TableRow>
-                    ))}
+                  : <SkeletonRows colSpan={7} />}
               </TableBody>
             </Table>
           </TableContainer>

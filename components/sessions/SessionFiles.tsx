@@ -3,12 +3,9 @@
 import { useRef, useState } from 'react';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
-import Breadcrumbs from '@mui/material/Breadcrumbs';
 import Button from '@mui/material/Button';
 import IconButton from '@mui/material/IconButton';
 import LinearProgress from '@mui/material/LinearProgress';
-import Link from '@mui/material/Link';
-import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -18,10 +15,12 @@ import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import type { ManagerError } from '@/components/api/problem';
-import { DownloadIcon, FileIcon, FolderIcon, RefreshIcon, UploadIcon } from '@/components/frame/icons';
+import { DownloadIcon, RefreshIcon, UploadIcon } from '@/components/frame/icons';
 import { ProblemAlert, useDelayed } from './common';
 import { formatBytes } from './model';
 import { downloadUrl, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, uploadFiles, useSessionFiles } from './useSessions';
+import { SkeletonRows } from '@/components/admin/ui/tableParts';
+import { FileNameCell, PathBreadcrumbs } from '@/components/folders/fileListing';
 
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
 
@@ -34,7 +33,6 @@ export function SessionFiles({ sessionId }: { sessionId: string }) {
   const [uploadError, setUploadError] = useState<ManagerError | Error | null>(null);
   const [uploaded, setUploaded] = useState<string | null>(null);
 
-  const segments = dir ? dir.split('/') : [];
   const entries = [...(data?.files ?? [])].sort((a, b) => Number(b.mode.startsWith('d')) - Number(a.mode.startsWith('d')) || a.filename.localeCompare(b.filename));
 
   async function upload(list: FileList | null): Promise<void> {
@@ -67,23 +65,7 @@ export function SessionFiles({ sessionId }: { sessionId: string }) {
   return (
     <Stack spacing={2}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1} sx={{ alignItems: { sm: 'center' }, justifyContent: 'space-between' }}>
-        <Breadcrumbs aria-label="Folder">
-          <Link component="button" type="button" underline="hover" onClick={() => setDir('')} color={dir ? 'inherit' : 'text.primary'}>
-            /home/work
-          </Link>
-          {segments.map((segment, i) => (
-            <Link
-              key={i}
-              component="button"
-              type="button"
-              underline="hover"
-              color={i === segments.length - 1 ? 'text.primary' : 'inherit'}
-              onClick={() => setDir(segments.slice(0, i + 1).join('/'))}
-            >
-              {segment}
-            </Link>
-          ))}
-        </Breadcrumbs>
+        <PathBreadcrumbs label="Folder" root="/home/work" dir={dir} onOpen={setDir} />
         <Stack direction="row" spacing={1}>
           <Tooltip title="Refresh">
             <IconButton onClick={() => void mutate()} aria-label="Refresh files">
@@ -130,30 +112,13 @@ export function SessionFiles({ sessionId }: { sessionId: string }) {
           </TableHead>
           <TableBody>
             {!data &&
-              [0, 1, 2].map((i) => (
-                <TableRow key={i}>
-                  <TableCell colSpan={4}>
-                    <Skeleton />
-                  </TableCell>
-                </TableRow>
-              ))}
+              <SkeletonRows colSpan={4} />}
             {entries.map((entry) => {
               const isDir = entry.mode.startsWith('d');
               const target = join(dir, entry.filename);
               return (
                 <TableRow key={entry.filename} hover data-testid="file-row" data-name={entry.filename}>
-                  <TableCell>
-                    <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
-                      {isDir ? <FolderIcon fontSize="small" color="primary" /> : <FileIcon fontSize="small" color="action" />}
-                      {isDir ? (
-                        <Link component="button" type="button" underline="hover" onClick={() => setDir(target)}>
-                          {entry.filename}
-                        </Link>
-                      ) : (
-                        <span>{entry.filename}</span>
-                      )}
-                    </Stack>
-                  </TableCell>
+                  <FileNameCell name={entry.filename} isDir={isDir} onOpen={() => setDir(target)} />
                   <TableCell align="right">{isDir ? '—' : formatBytes(entry.size)}</TableCell>
                   <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>{new Date(entry.mtime * 1000).toLocaleString()}</TableCell>
                   <TableCell align="right">

@@ -82,6 +82,24 @@ function finite(value: string | undefined): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** One amount of the custom resources: its problem, or else how much of it is left for the user. */
+function AmountField({ label, value, onChange, problem, left, min, step }: { label: string; value: string; onChange: (value: string) => void; problem: string | null; left: string | null; min: number; step: number }) {
+  return (
+    <Grid size={{ xs: 12, sm: 6 }}>
+      <TextField
+        fullWidth
+        label={label}
+        type="number"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        error={Boolean(problem)}
+        helperText={problem ?? (left !== null ? `${left} left` : ' ')}
+        slotProps={{ htmlInput: { min, step } }}
+      />
+    </Grid>
+  );
+}
+
 function PresetCard({
   preset,
   allocatable,
@@ -330,30 +348,16 @@ export function SessionLauncher() {
           )}
           {selected === CUSTOM && (
             <Grid container spacing={2} sx={{ mt: 1 }}>
-              <Grid size={{ xs: 12, sm: 6 }}>
-                <TextField
-                  fullWidth
-                  label="CPU cores"
-                  type="number"
-                  value={cpu}
-                  onChange={(e) => setCpu(e.target.value)}
-                  error={Boolean(cpuProblem)}
-                  helperText={cpuProblem ?? (cpuLeft !== null ? `${cpuLeft} left` : ' ')}
-                  slotProps={{ htmlInput: { min: 0.5, step: 0.5 } }}
-                />
-              </Grid>
-              <Grid size={{ xs: 12, sm: 6 }}>
-                <TextField
-                  fullWidth
-                  label="Memory (GiB)"
-                  type="number"
-                  value={memGiB}
-                  onChange={(e) => setMemGiB(e.target.value)}
-                  error={Boolean(memProblem)}
-                  helperText={memProblem ?? (memLeft !== null ? `${formatBytes(memLeft)} left` : ' ')}
-                  slotProps={{ htmlInput: { min: 0.125, step: 0.25 } }}
-                />
-              </Grid>
+              <AmountField label="CPU cores" value={cpu} onChange={setCpu} problem={cpuProblem} left={cpuLeft !== null ? String(cpuLeft) : null} min={0.5} step={0.5} />
+              <AmountField
+                label="Memory (GiB)"
+                value={memGiB}
+                onChange={setMemGiB}
+                problem={memProblem}
+                left={memLeft !== null ? formatBytes(memLeft) : null}
+                min={0.125}
+                step={0.25}
+              />
             </Grid>
           )}
           <TextField

@@ -7,7 +7,6 @@ import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
-import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -23,6 +22,7 @@ import { AddIcon, TerminalIcon } from '@/components/frame/icons';
 import { ProblemAlert, StatusChip, useDelayed, useNow } from './common';
 import { formatSlots, parseSlots, relativeTime, type SessionSummary } from './model';
 import { useSessionList, type SessionFilter } from './useSessions';
+import { SkeletonRows } from '@/components/admin/ui/tableParts';
 
 function EmptyState({ filter }: { filter: SessionFilter }) {
   return (
@@ -87,20 +87,6 @@ function SessionRow({ session, now }: { session: SessionSummary; now: number | n
   );
 }
 
-function LoadingRows() {
-  return (
-    <>
-      {[0, 1, 2].map((i) => (
-        <TableRow key={i}>
-          <TableCell colSpan={6}>
-            <Skeleton />
-          </TableCell>
-        </TableRow>
-      ))}
-    </>
-  );
-}
-
 export function SessionList() {
   const [filter, setFilter] = useState<SessionFilter>('running');
   const { data, error, isLoading } = useSessionList(filter);
@@ -149,7 +135,7 @@ export function SessionList() {
                   <TableCell>{filter === 'running' ? 'Started' : 'Ended'}</TableCell>
                 </TableRow>
               </TableHead>
-              <TableBody>{data ? items.map((s) => <SessionRow key={s.id} session={s} now={now} />) : <LoadingRows />}</TableBody>
+              <TableBody>{data ? items.map((s) => <SessionRow key={s.id} session={s} now={now} />) : <SkeletonRows colSpan={6} />}</TableBody>
             </Table>
           </TableContainer>
         )

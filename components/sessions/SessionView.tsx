@@ -27,23 +27,16 @@ import { formatDateTime, formatSlots, FINISHED_STATUSES, type SessionInfo } from
 import { SessionApps } from './SessionApps';
 import { RenameDialog } from './SessionDialogs';
 import { SessionFiles } from './SessionFiles';
+import { FactRow } from '@/components/admin/ui/FactRow';
 import { SessionLogs } from './SessionLogs';
 import { SessionTerminals } from './SessionTerminals';
 import { isUsable, renameSession, restartSession, terminateSession, useSession } from './useSessions';
 
 type TabName = 'terminal' | 'console' | 'files' | 'logs';
 
-function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <Stack direction="row" spacing={2} sx={{ py: 0.5 }}>
-      <Typography variant="body2" color="text.secondary" sx={{ width: 120, flexShrink: 0 }}>
-        {label}
-      </Typography>
-      <Typography variant="body2" component="div" data-testid={testId} sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>
-        {children}
-      </Typography>
-    </Stack>
-  );
+/** The session's facts share one label column. */
+function Fact(props: { label: string; children: ReactNode; testId?: string }) {
+  return <FactRow {...props} labelWidth={120} py={0.5} />;
 }
 
 function Facts({ info }: { info: SessionInfo }) {

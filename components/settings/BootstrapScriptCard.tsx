@@ -11,6 +11,7 @@ import { SectionCard } from '@/components/admin/ui/SectionCard';
 import { formatBytes } from '@/components/admin/format';
 import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
 import { saveBootstrapScript, useBootstrapScript } from './useSettings';
+import { useSending } from '@/components/admin/ui/useSending';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';
@@ -18,8 +19,7 @@ const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before
 export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) => void }) {
   const { data, error } = useBootstrapScript();
   const [script, setScript] = useState('');
-  const [pending, setPending] = useState(false);
-  const [saveError, setSaveError] = useState<unknown>(null);
+  const { pending, error: saveError, send } = useSending();
 
   useEffect(() => {
     if (typeof data === 'string') setScript(data);
@@ -31,16 +31,10 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
 
   async function save() {
     if (tooLarge) return;
-    setPending(true);
-    setSaveError(null);
-    try {
+    await send(async () => {
       await saveBootstrapScript(script);
       onSaved(script === '' ? 'The bootstrap script is cleared.' : 'The bootstrap script is saved.');
-    } catch (err) {
-      setSaveError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -2,7 +2,6 @@
 /** The caller's dotfiles: the list with edit and delete, and a button to add one. */
 import { useState } from 'react';
 import Button from '@mui/material/Button';
-import IconButton from '@mui/material/IconButton';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
@@ -12,13 +11,14 @@ import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
-import { EmptyState, Loading, ProblemAlert, VisuallyHidden } from '@/components/admin/ui/feedback';
+import { EmptyState, Loading, ProblemAlert } from '@/components/admin/ui/feedback';
 import { SectionCard } from '@/components/admin/ui/SectionCard';
 import { formatBytes } from '@/components/admin/format';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
 import { byteLength, MAX_DOTFILES, MAX_DOTFILES_BYTES, symbolicPermission } from './dotfile-rules';
 import { DotfileDialog } from './DotfileDialog';
 import { deleteDotfile, useDotfiles, type Dotfile } from './useSettings';
+import { ActionsHeaderCell, RowAction } from '@/components/admin/ui/tableParts';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
@@ -72,9 +72,7 @@ export function DotfilesCard({ onSaved }: { onSaved: (message: string) => void }
                   <TableCell>Path</TableCell>
                   <TableCell>Permission</TableCell>
                   <TableCell align="right">Size</TableCell>
-                  <TableCell align="right">
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </TableCell>
+                  <ActionsHeaderCell />
                 </TableRow>
               </TableHead>
               <TableBody>
@@ -91,16 +89,8 @@ export function DotfilesCard({ onSaved }: { onSaved: (message: string) => void }
                       {formatBytes(byteLength(file.data))}
                     </TableCell>
                     <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                      <Tooltip title="Edit">
-                        <IconButton aria-label={`Edit ${file.path}`} onClick={() => setDialog({ editing: file })}>
-                          <EditIcon fontSize="small" />
-                        </IconButton>
-                      </Tooltip>
-                      <Tooltip title="Delete">
-                        <IconButton aria-label={`Delete ${file.path}`} onClick={() => setDeleting(file)}>
-                          <DeleteIcon fontSize="small" />
-                        </IconButton>
-                      </Tooltip>
+                      <RowAction title="Edit" label={`Edit ${file.path}`} icon={<EditIcon fontSize="small" />} onClick={() => setDialog({ editing: file })} />
+                      <RowAction title="Delete" label={`Delete ${file.path}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting(file)} />
                     </TableCell>
                   </TableRow>
                 ))}

@@ -3,11 +3,12 @@
 import { useState, type FormEvent } from 'react';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import { CheckedTextField } from '@/components/admin/ui/CheckedTextField';
+import { NewPasswordFields, PasswordField } from '@/components/auth/AccountFields';
 import { ProblemAlert } from '@/components/admin/ui/feedback';
 import { MIN_PASSWORD_LENGTH, passwordLengthProblem } from '@/components/auth/accountRules';
 import { SectionCard } from '@/components/admin/ui/SectionCard';
 import { updatePassword } from './useSettings';
+import { useSending } from '@/components/admin/ui/useSending';
 
 
 export interface PasswordProblems {
@@ -32,8 +33,7 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
 
   const problems = passwordProblems(current, next, repeat);
   const valid = Object.keys(problems).length === 0;
@@ -42,55 +42,29 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
     event.preventDefault();
     setSubmitted(true);
     if (!valid) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await updatePassword({ old_password: current, new_password: next, new_password2: repeat });
       setCurrent('');
       setNext('');
       setRepeat('');
       setSubmitted(false);
       onSaved('Your password is changed. Use it the next time you sign in.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
     <SectionCard id="password" title="Password" description={`At least ${MIN_PASSWORD_LENGTH} characters. Signing in elsewhere keeps working until those sessions end.`}>
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate sx={{ maxWidth: 420 }}>
-        <CheckedTextField
+        <PasswordField
           label="Current password"
           name="current-password"
-          type="password"
           autoComplete="current-password"
           value={current}
-          onChange={(e) => setCurrent(e.target.value)}
+          onChange={setCurrent}
           problem={problems.current}
           submitted={submitted}
         />
-        <CheckedTextField
-          label="New password"
-          name="new-password"
-          type="password"
-          autoComplete="new-password"
-          value={next}
-          onChange={(e) => setNext(e.target.value)}
-          problem={problems.next}
-          submitted={submitted}
-        />
-        <CheckedTextField
-          label="Repeat the new password"
-          name="new-password-repeat"
-          type="password"
-          autoComplete="new-password"
-          value={repeat}
-          onChange={(e) => setRepeat(e.target.value)}
-          problem={problems.repeat}
-          submitted={submitted}
-        />
+        <NewPasswordFields next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
         <ProblemAlert error={error} />
         <div>
           <Button type="submit" variant="contained" disabled={pending}>

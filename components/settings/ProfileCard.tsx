@@ -9,6 +9,7 @@ import Typography from '@mui/material/Typography';
 import { Loading, ProblemAlert } from '@/components/admin/ui/feedback';
 import { SectionCard } from '@/components/admin/ui/SectionCard';
 import { updateFullName, useAccount } from './useSettings';
+import { useSending } from '@/components/admin/ui/useSending';
 
 const MAX_FULL_NAME = 64;
 
@@ -29,8 +30,7 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
   const { data, error } = useAccount();
   const account = data?.user ?? null;
   const [fullName, setFullName] = useState('');
-  const [pending, setPending] = useState(false);
-  const [saveError, setSaveError] = useState<unknown>(null);
+  const { pending, error: saveError, send } = useSending();
 
   useEffect(() => {
     if (account) setFullName(account.full_name ?? '');
@@ -42,16 +42,10 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!account || tooLong) return;
-    setPending(true);
-    setSaveError(null);
-    try {
+    await send(async () => {
       await updateFullName(account.email, fullName.trim());
       onSaved('Your full name is saved.');
-    } catch (err) {
-      setSaveError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

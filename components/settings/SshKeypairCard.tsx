@@ -20,6 +20,7 @@ import { EmptyState, Loading, ProblemAlert } from '@/components/admin/ui/feedbac
 import { SectionCard } from '@/components/admin/ui/SectionCard';
 import { DownloadIcon, KeyIcon, UploadIcon } from '@/components/frame/icons';
 import { generateSshKeypair, uploadSshKeypair, useSshPublicKey } from './useSettings';
+import { useSending } from '@/components/admin/ui/useSending';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
@@ -109,8 +110,7 @@ function UploadDialog({ open, onClose, onUploaded }: { open: boolean; onClose: (
   const [pubkey, setPubkey] = useState('');
   const [privkey, setPrivkey] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, setError, send } = useSending();
   const publicFile = useRef<HTMLInputElement>(null);
   const privateFile = useRef<HTMLInputElement>(null);
 
@@ -133,17 +133,11 @@ function UploadDialog({ open, onClose, onUploaded }: { open: boolean; onClose: (
   async function upload() {
     setSubmitted(true);
     if (publicProblem || privateProblem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await uploadSshKeypair(pubkey, privkey);
       reset();
       onUploaded();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
@@ -222,8 +216,7 @@ export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void
   const [confirming, setConfirming] = useState(false);
   const [uploading, setUploading] = useState(false);
   const [privateKey, setPrivateKey] = useState<string | null>(null);
-  const [generateError, setGenerateError] = useState<unknown>(null);
-  const [generating, setGenerating] = useState(false);
+  const { pending: generating, error: generateError, send } = useSending();
   const publicKey = data?.ssh_public_key ?? null;
 
   async function generate() {
@@ -231,17 +224,7 @@ export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void
     setPrivateKey(pair.ssh_private_key);
   }
 
-  async function generateFirst() {
-    setGenerating(true);
-    setGenerateError(null);
-    try {
-      await generate();
-    } catch (err) {
-      setGenerateError(err);
-    } finally {
-      setGenerating(false);
-    }
-  }
+  const generateFirst = () => send(generate);
 
   const actions = data && (
     <>

@@ -15,20 +15,16 @@ import { Loading } from '@/components/admin/ui/feedback';
 import { useAccount } from '@/components/settings/useSettings';
 import { CapacityPanel } from './CapacityPanel';
 import { ResourcesPanel } from './ResourcesPanel';
+import { FactRow } from '@/components/admin/ui/FactRow';
 import { SessionsPanel } from './SessionsPanel';
 import { SummaryCard } from './SummaryCard';
 import { useApiVersion, useRoles } from './useSummary';
 
 function Field({ label, value, testId }: { label: string; value: ReactNode; testId?: string }) {
   return (
-    <Stack direction="row" spacing={2} sx={{ py: 0.75 }}>
-      <Typography variant="body2" color="text.secondary" sx={{ width: 140, flexShrink: 0 }}>
-        {label}
-      </Typography>
-      <Typography variant="body2" component="div" data-testid={testId} sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>
-        {value}
-      </Typography>
-    </Stack>
+    <FactRow label={label} testId={testId} labelWidth={140} py={0.75}>
+      {value}
+    </FactRow>
   );
 }
 

@@ -12,20 +12,15 @@
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { readSettings } from '../../server/config/env';
-import { startBerth, type Berth } from '../../server/start';
+import type { Berth } from '../../server/start';
 import { createUser } from '../../server/accounts/create-user';
-import { terminateAllSessions } from '../../server/manager/sessions';
-import { launchBrowser, recordResponses, screenshotDark, type TestBrowser } from '../helpers/browser';
+import { screenshotDark } from '../helpers/browser';
+import { launchWatchedBrowser, screenshotDir, signIn as signInAt, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
-const projectDir = fileURLToPath(new URL('../..', import.meta.url));
-const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
 const OWNER = { email: 'owner@example.com', username: 'owner', password: 'e2e-folders-owner-123' };
 const GUEST = { email: 'guest@example.com', username: 'guest', password: 'e2e-folders-guest-456' };
 const THIRD = { email: 'third@example.com', username: 'third', password: 'e2e-folders-third-789' };
@@ -33,30 +28,18 @@ const FOLDER = 'datasets';
 const PAYLOAD = randomBytes(6 * 1024 * 1024 + 12345);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-let dataDir: string;
+let dashboard: Dashboard;
 let berth: Berth;
 let webUrl: string;
-let owner: TestBrowser;
-let guest: TestBrowser | undefined;
+let owner: WatchedBrowser;
+let guest: WatchedBrowser | undefined;
 let page: Page;
 const keys: string[] = [];
-const recorders: ReturnType<typeof recordResponses>[] = [];
+const recorders: WatchedBrowser['recorder'][] = [];
 const pageErrors: string[] = [];
 
-function watchErrors(p: Page): void {
-  p.on('pageerror', (error) => pageErrors.push(error.message));
-  p.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
-  });
-}
 
-async function signIn(p: Page, who: { email: string; password: string }): Promise<void> {
-  await p.goto(`${webUrl}/login`);
-  await p.getByLabel('Email or username').fill(who.email);
-  await p.getByLabel('Password').fill(who.password);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL(`${webUrl}/`);
-}
+const signIn = (p: Page, who: { email: string; password: string }) => signInAt(p, webUrl, who.email, who.password);
 
 const folderRow = (p: Page, name: string) => p.locator(`[data-testid="folder-row"][data-folder="${name}"]`);
 
@@ -82,35 +65,21 @@ async function addUser(who: { email: string; username: string; password: string 
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(projectDir, '.next', 'BUILD_ID'))) throw new Error('The dashboard is not built: run `npx next build` before the e2e tests.');
-  dataDir = mkdtempSync(path.join(tmpdir(), 'berth-e2e-folders-'));
-  const settings = {
-    ...readSettings({ NODE_ENV: 'test', BERTH_DATA_DIR: dataDir }),
-    managerPort: 0,
-    webPort: 0,
-    appPort: 0,
-    adminPassword: 'e2e-folders-admin-789',
-    logLevel: 'silent',
-  };
-  berth = await startBerth({ settings, projectDir });
-  webUrl = berth.webUrl!;
+  dashboard = await startDashboard('folders', 'e2e-folders-admin-789');
+  ({ berth, webUrl } = dashboard);
   keys.push(berth.bootstrap.credentials!.accessKey, berth.bootstrap.credentials!.secretKey);
   await addUser(OWNER);
-  mkdirSync(screenshotDir, { recursive: true });
 
-  owner = await launchBrowser();
+  owner = await launchWatchedBrowser(pageErrors);
   page = owner.page;
-  watchErrors(page);
-  recorders.push(recordResponses(owner.context));
+  recorders.push(owner.recorder);
   await signIn(page, OWNER);
 });
 
 afterAll(async () => {
   await guest?.close();
   await owner?.close();
-  if (berth) await terminateAllSessions(berth.app);
-  await berth?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 describe('folders in the browser', () => {
@@ -216,10 +185,9 @@ describe('folders in the browser', () => {
   });
 
   it('the guest accepts the invitation from the inbox, sees the folder read-only and is refused an upload', async () => {
-    guest = await launchBrowser();
+    guest = await launchWatchedBrowser(pageErrors);
     const other = guest.page;
-    watchErrors(other);
-    recorders.push(recordResponses(guest.context));
+    recorders.push(guest.recorder);
     await signIn(other, GUEST);
     await other.goto(`${webUrl}/folders`);
     const invitation = other.locator(`[data-testid="invitation"][data-folder="${FOLDER}"]`);

@@ -5,68 +5,41 @@
  *
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { readSettings } from '../../server/config/env';
-import { startBerth, type Berth } from '../../server/start';
-import { launchBrowser, screenshotDark, recordResponses, type RecordedResponse, type TestBrowser } from '../helpers/browser';
+import type { Berth } from '../../server/start';
+import { screenshotDark, type RecordedResponse } from '../helpers/browser';
+import { fillSignIn, launchWatchedBrowser, screenshotDir, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
-const projectDir = fileURLToPath(new URL('../..', import.meta.url));
-const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
 const ADMIN_PASSWORD = 'e2e-admin-password-123';
 const SESSION_COOKIE = 'next-auth.session-token';
 const ANNOUNCEMENT = 'Scheduled maintenance on Saturday 10:00 UTC.';
 
-let dataDir: string;
+let dashboard: Dashboard;
 let berth: Berth;
-let browser: TestBrowser;
+let browser: WatchedBrowser;
 let page: Page;
 let webUrl: string;
 let admin: { email: string; accessKey: string; secretKey: string };
-let recorder: ReturnType<typeof recordResponses>;
+let recorder: WatchedBrowser['recorder'];
 /** Script errors and console errors of the dashboard tab (failed loads, such as the wrong password's 401, aside). */
 const pageErrors: string[] = [];
 
-async function fillLogin(username: string, password: string): Promise<void> {
-  await page.getByLabel('Email or username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const fillLogin = (username: string, password: string) => fillSignIn(page, username, password);
 
 beforeAll(async () => {
-  if (!existsSync(path.join(projectDir, '.next', 'BUILD_ID'))) {
-    throw new Error('The dashboard is not built: run `npx next build` before the e2e tests.');
-  }
-  dataDir = mkdtempSync(path.join(tmpdir(), 'berth-e2e-'));
-  const settings = {
-    ...readSettings({ NODE_ENV: 'test', BERTH_DATA_DIR: dataDir }),
-    managerPort: 0,
-    webPort: 0,
-    appPort: 0,
-    adminPassword: ADMIN_PASSWORD,
-    logLevel: 'silent',
-  };
-  berth = await startBerth({ settings, projectDir });
-  webUrl = berth.webUrl!;
+  dashboard = await startDashboard('login', ADMIN_PASSWORD);
+  ({ berth, webUrl } = dashboard);
   admin = berth.bootstrap.credentials!;
-  browser = await launchBrowser();
-  page = browser.page;
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
-  });
-  recorder = recordResponses(browser.context);
-  mkdirSync(screenshotDir, { recursive: true });
+  browser = await launchWatchedBrowser(pageErrors);
+  ({ page, recorder } = browser);
 });
 
 afterAll(async () => {
   await browser?.close();
-  await berth?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 describe('dashboard sign-in', () => {
@@ -106,7 +79,7 @@ describe('dashboard sign-in', () => {
     expect(session!.value).not.toContain(admin.accessKey);
     expect(await page.evaluate(() => document.cookie)).not.toContain(SESSION_COOKIE);
     // The cookie is sealed with a secret generated once for this data directory, readable only by its owner.
-    expect(statSync(path.join(dataDir, 'web-secret')).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dashboard.dataDir, 'web-secret')).mode & 0o777).toBe(0o600);
   });
 
   it('relays a same-origin write and shows an enabled announcement', async () => {

@@ -6,36 +6,31 @@
  *
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { readSettings } from '../../server/config/env';
-import { startBerth, type Berth } from '../../server/start';
+import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
-import { terminateAllSessions } from '../../server/manager/sessions';
-import { launchBrowser, recordResponses, screenshotDark, type TestBrowser } from '../helpers/browser';
+import { screenshotDark } from '../helpers/browser';
+import { launchWatchedBrowser, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
-const projectDir = fileURLToPath(new URL('../..', import.meta.url));
-const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
 const ADMIN_PASSWORD = 'e2e-sessions-admin-123';
 const USER_PASSWORD = 'e2e-sessions-user-456';
 const SESSION = 'e2e-python';
 const RENAMED = 'e2e-renamed';
 const jupyterInstalled = existsSync('/usr/bin/jupyter-notebook') || existsSync('/usr/lib/python3/dist-packages/notebook');
 
-let dataDir: string;
+let dashboard: Dashboard;
 let berth: Berth;
-let browser: TestBrowser;
+let browser: WatchedBrowser;
 let page: Page;
 let webUrl: string;
 let admin: BerthClient;
 let user: { email: string; accessKey: string; secretKey: string; client: BerthClient };
 let sessionUrl: string;
-let recorder: ReturnType<typeof recordResponses>;
+let recorder: WatchedBrowser['recorder'];
 const pageErrors: string[] = [];
 
 /** The text xterm.js shows in the active terminal. */
@@ -67,18 +62,8 @@ async function screenshotTall(file: string, height: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(projectDir, '.next', 'BUILD_ID'))) throw new Error('The dashboard is not built: run `npx next build` before the e2e tests.');
-  dataDir = mkdtempSync(path.join(tmpdir(), 'berth-e2e-sessions-'));
-  const settings = {
-    ...readSettings({ NODE_ENV: 'test', BERTH_DATA_DIR: dataDir }),
-    managerPort: 0,
-    webPort: 0,
-    appPort: 0,
-    adminPassword: ADMIN_PASSWORD,
-    logLevel: 'silent',
-  };
-  berth = await startBerth({ settings, projectDir });
-  webUrl = berth.webUrl!;
+  dashboard = await startDashboard('sessions', ADMIN_PASSWORD);
+  ({ berth, webUrl } = dashboard);
   const creds = berth.bootstrap.credentials!;
   admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: creds.accessKey, secretKey: creds.secretKey });
   const email = 'researcher@example.com';
@@ -92,29 +77,17 @@ beforeAll(async () => {
   });
   user = { email, accessKey: created.accessKey, secretKey: created.secretKey, client: new BerthClient({ endpoint: berth.managerUrl, accessKey: created.accessKey, secretKey: created.secretKey }) };
 
-  browser = await launchBrowser();
-  page = browser.page;
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
-  });
-  recorder = recordResponses(browser.context);
-  mkdirSync(screenshotDir, { recursive: true });
+  browser = await launchWatchedBrowser(pageErrors);
+  ({ page, recorder } = browser);
 
-  await page.goto(`${webUrl}/login`);
-  await page.getByLabel('Email or username').fill(email);
-  await page.getByLabel('Password').fill(USER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${webUrl}/`);
+  await signIn(page, webUrl, email, USER_PASSWORD);
 });
 
 afterAll(async () => {
   await browser?.close();
   admin?.close();
   user?.client.close();
-  if (berth) await terminateAllSessions(berth.app);
-  await berth?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 describe('sessions in the dashboard', () => {

@@ -7,20 +7,13 @@
  *
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { readSettings } from '../../server/config/env';
-import { startBerth, type Berth } from '../../server/start';
+import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
-import { terminateAllSessions } from '../../server/manager/sessions';
-import { launchBrowser, recordResponses, type TestBrowser } from '../helpers/browser';
+import { fillSignIn, launchWatchedBrowser, screenshotDir, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
-const projectDir = fileURLToPath(new URL('../..', import.meta.url));
-const screenshotDir = path.join(projectDir, 'docs', 'screenshots');
 const ADMIN_PASSWORD = 'e2e-settings-admin-123';
 const NEW_USER = { email: 'grace@example.com', fullName: 'Grace Hopper', password: 'first-password-1' };
 const RENEWED_PASSWORD = 'second-password-2';
@@ -28,22 +21,20 @@ const SIGNUP_USER = { email: 'linus@example.com', password: 'signup-password-3' 
 const FULL_NAME = 'Ada Lovelace';
 const MAX_AGE_KEY = 'auth/max_password_age';
 
-let dataDir: string;
+let dashboard: Dashboard;
 let berth: Berth;
-let browser: TestBrowser;
+let browser: WatchedBrowser;
 let page: Page;
 let webUrl: string;
 let admin: { email: string; accessKey: string; secretKey: string };
-let recorder: ReturnType<typeof recordResponses>;
+let recorder: WatchedBrowser['recorder'];
 const previousSignup = process.env.BERTH_ALLOW_SIGNUP;
 /** Script errors and console errors of the dashboard tab (failed loads, such as a refused request, aside). */
 const pageErrors: string[] = [];
 
 async function signIn(username: string, password: string): Promise<void> {
   await page.goto(`${webUrl}/login`);
-  await page.getByLabel('Email or username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await fillSignIn(page, username, password);
 }
 
 async function signInAndWait(username: string, password: string): Promise<void> {
@@ -72,39 +63,18 @@ async function keysOf(email: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(projectDir, '.next', 'BUILD_ID'))) {
-    throw new Error('The dashboard is not built: run `npx next build` before the e2e tests.');
-  }
   // The dashboard reads the signup switch from its environment (the same process here).
   process.env.BERTH_ALLOW_SIGNUP = '1';
-  dataDir = mkdtempSync(path.join(tmpdir(), 'berth-e2e-settings-'));
-  const settings = {
-    ...readSettings({ NODE_ENV: 'test', BERTH_DATA_DIR: dataDir }),
-    managerPort: 0,
-    webPort: 0,
-    appPort: 0,
-    adminPassword: ADMIN_PASSWORD,
-    allowSignup: true,
-    logLevel: 'silent',
-  };
-  berth = await startBerth({ settings, projectDir });
-  webUrl = berth.webUrl!;
+  dashboard = await startDashboard('settings', ADMIN_PASSWORD, { allowSignup: true });
+  ({ berth, webUrl } = dashboard);
   admin = berth.bootstrap.credentials!;
-  browser = await launchBrowser();
-  page = browser.page;
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
-  });
-  recorder = recordResponses(browser.context);
-  mkdirSync(screenshotDir, { recursive: true });
+  browser = await launchWatchedBrowser(pageErrors);
+  ({ page, recorder } = browser);
 });
 
 afterAll(async () => {
   await browser?.close();
-  if (berth) await terminateAllSessions(berth.app);
-  await berth?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await dashboard?.stop();
   if (previousSignup === undefined) delete process.env.BERTH_ALLOW_SIGNUP;
   else process.env.BERTH_ALLOW_SIGNUP = previousSignup;
 });

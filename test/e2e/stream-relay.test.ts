@@ -2,47 +2,33 @@
  * The dashboard's WebSocket relay in a real browser: a signed-in page opens a terminal through /api/stream/…
  * without ever holding a key; a page of another origin (the app proxy's) cannot.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import NodeWebSocket from 'ws';
-import { readSettings } from '../../server/config/env';
-import { startBerth, type Berth } from '../../server/start';
+import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
-import { terminateAllSessions } from '../../server/manager/sessions';
 import { launchBrowser, type TestBrowser } from '../helpers/browser';
+import { signIn, startDashboard, type Dashboard } from '../helpers/dashboard';
 
-const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 const ADMIN_PASSWORD = 'e2e-relay-password-123';
-let dataDir: string;
+let dashboard: Dashboard;
 let berth: Berth;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  if (!existsSync(path.join(projectDir, '.next', 'BUILD_ID'))) throw new Error('Run `npx next build` before the e2e tests.');
-  dataDir = mkdtempSync(path.join(tmpdir(), 'berth-e2e-relay-'));
-  const settings = { ...readSettings({ NODE_ENV: 'test', BERTH_DATA_DIR: dataDir }), managerPort: 0, webPort: 0, appPort: 0, adminPassword: ADMIN_PASSWORD, logLevel: 'silent' };
-  berth = await startBerth({ settings, projectDir });
+  dashboard = await startDashboard('relay', ADMIN_PASSWORD);
+  berth = dashboard.berth;
   const creds = berth.bootstrap.credentials!;
   const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: creds.accessKey, secretKey: creds.secretKey });
   await admin.call('POST', '/session', { body: { name: 'relay-term', image: 'shell' } });
   admin.close();
   browser = await launchBrowser();
   const page = browser.page;
-  await page.goto(`${berth.webUrl}/login`);
-  await page.getByLabel('Email or username').fill(creds.email);
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${berth.webUrl}/`);
+  await signIn(page, berth.webUrl!, creds.email, ADMIN_PASSWORD);
 });
 
 afterAll(async () => {
   await browser?.close();
-  if (berth) await terminateAllSessions(berth.app);
-  await berth?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await dashboard?.stop();
 });
 
 describe('the dashboard stream relay', () => {

@@ -4,7 +4,7 @@
  * problem shown in place when the action fails, Cancel and the submit button. The action runs inside the dialog
  * so a refusal keeps what the person typed; the caller decides what success does (close, show a result, move on).
  */
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, type FormEvent, type ReactNode } from 'react';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Dialog from '@mui/material/Dialog';
@@ -13,6 +13,7 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogTitle from '@mui/material/DialogTitle';
 import Stack from '@mui/material/Stack';
 import { ProblemAlert } from './feedback';
+import { useSending } from './useSending';
 
 export interface FormDialogProps {
   open: boolean;
@@ -48,23 +49,14 @@ export function FormDialog({
   onClose,
 }: FormDialogProps) {
   const titleId = useId();
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, setError, send } = useSending();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     // React bubbles events through portals: a form around the dialog's opener must not see this submit.
     event.stopPropagation();
     if (pending || submitDisabled || hideSubmit) return;
-    setPending(true);
-    setError(null);
-    try {
-      await onSubmit();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    await send(onSubmit);
   }
 
   return (

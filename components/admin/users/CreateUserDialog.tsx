@@ -10,9 +10,11 @@ import TextField from '@mui/material/TextField';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { useAccount } from '@/components/settings/useSettings';
 import { emailProblem, lengthProblem, passwordLengthProblem } from '@/components/auth/accountRules';
+import { EmailField, FullNameField, PasswordField } from '@/components/auth/AccountFields';
 import { CheckedTextField } from '../ui/CheckedTextField';
 import { ProblemAlert } from '../ui/feedback';
 import { FormDialog } from '../ui/FormDialog';
+import { NameSelect } from '../ui/NameSelect';
 import { createUser, ROLE_LABELS, USER_ROLES, useUserFormOptions } from './useUsers';
 
 export function rolesFor(callerRole: string): string[] {
@@ -72,28 +74,16 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
 
   return (
     <FormDialog open={open} title="New user" submitLabel="Create user" maxWidth="sm" onOpen={reset} onSubmit={create} onClose={onClose}>
-      <CheckedTextField
-        label="Email"
-        name="email"
-        type="email"
+      <EmailField
         autoComplete="off"
-        required
         autoFocus
         value={email}
-        onChange={(e) => setEmail(e.target.value)}
+        onChange={setEmail}
         problem={problems.email}
         submitted={submitted}
         helperText="The user signs in with this address."
       />
-      <CheckedTextField
-        label="Full name"
-        name="full_name"
-        autoComplete="off"
-        value={fullName}
-        onChange={(e) => setFullName(e.target.value)}
-        problem={problems.fullName}
-        submitted={submitted}
-      />
+      <FullNameField name="full_name" autoComplete="off" value={fullName} onChange={setFullName} problem={problems.fullName} submitted={submitted} />
       <CheckedTextField
         label="Username"
         name="username"
@@ -104,14 +94,11 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
         submitted={submitted}
         helperText="Optional; the email is used when left empty."
       />
-      <CheckedTextField
+      <PasswordField
         label="Initial password"
-        name="new-password"
-        type="password"
-        autoComplete="new-password"
         required
         value={password}
-        onChange={(e) => setPassword(e.target.value)}
+        onChange={setPassword}
         problem={problems.password}
         submitted={submitted}
         helperText="Give it to the user; they can change it in Settings."
@@ -125,23 +112,11 @@ export function CreateUserDialog({ open, onClose, onCreated }: { open: boolean; 
           ))}
         </TextField>
         {superadmin ? (
-          <TextField select label="Domain" name="domain" value={domains.includes(domain) ? domain : ''} onChange={(e) => setDomain(e.target.value)} sx={{ flex: 1 }}>
-            {domains.map((d) => (
-              <MenuItem key={d} value={d}>
-                {d}
-              </MenuItem>
-            ))}
-          </TextField>
+          <NameSelect label="Domain" name="domain" options={domains} value={domain} onChange={setDomain} sx={{ flex: 1 }} />
         ) : (
           <TextField label="Domain" value={account.data?.user?.domain_name ?? ''} disabled sx={{ flex: 1 }} />
         )}
-        <TextField select label="Resource policy" name="resource_policy" value={policies.includes(policy) ? policy : ''} onChange={(e) => setPolicy(e.target.value)} sx={{ flex: 1 }}>
-          {policies.map((p) => (
-            <MenuItem key={p} value={p}>
-              {p}
-            </MenuItem>
-          ))}
-        </TextField>
+        <NameSelect label="Resource policy" name="resource_policy" options={policies} value={policy} onChange={setPolicy} sx={{ flex: 1 }} />
       </Stack>
       <ProblemAlert error={options.error} severity="warning" />
     </FormDialog>

@@ -15,6 +15,7 @@ import { useAccount } from '@/components/settings/useSettings';
 import { formatDateTime } from '../format';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
+import { NameSelect } from '../ui/NameSelect';
 import { PageHeader } from '../ui/PageHeader';
 import { SectionCard } from '../ui/SectionCard';
 import { useToast } from '../ui/useToast';
@@ -23,6 +24,7 @@ import { rolesFor } from './CreateUserDialog';
 import { KeypairsPanel } from './KeypairsPanel';
 import { RoleChip, StatusChip } from './UsersView';
 import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
+import { useSending } from '../ui/useSending';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
   const me = useCurrentUser();
@@ -32,8 +34,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
   const [description, setDescription] = useState(user.description ?? '');
   const [role, setRole] = useState(user.role);
   const [policy, setPolicy] = useState(user.resource_policy);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
 
   useEffect(() => {
     setFullName(user.full_name ?? '');
@@ -60,16 +61,10 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (problems.fullName || problems.username || !dirty) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await modifyUser(user.email, changes);
       onSaved('The user is saved.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
@@ -85,13 +80,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
               </MenuItem>
             ))}
           </TextField>
-          <TextField select label="Resource policy" disabled={readOnly} value={policies.includes(policy) ? policy : ''} onChange={(e) => setPolicy(e.target.value)} helperText=" ">
-            {policies.map((p) => (
-              <MenuItem key={p} value={p}>
-                {p}
-              </MenuItem>
-            ))}
-          </TextField>
+          <NameSelect label="Resource policy" disabled={readOnly} options={policies} value={policy} onChange={setPolicy} helperText=" " />
         </Box>
         <TextField label="Description" multiline minRows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={readOnly} />
         <ProblemAlert error={error} />
@@ -109,24 +98,17 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
 
 function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (message: string) => void }) {
   const [password, setPassword] = useState('');
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { pending, error, send } = useSending();
   const problem = password ? (passwordLengthProblem(password) ?? null) : null;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!password || problem) return;
-    setPending(true);
-    setError(null);
-    try {
+    await send(async () => {
       await modifyUser(user.email, { password });
       setPassword('');
       onSaved(`The password of ${user.email} is reset.`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -5,19 +5,9 @@
  */
 import useSWR, { mutate } from 'swr';
 import { ManagerError, problemFrom } from '@/components/api/problem';
+import type { MaskedKeypair } from './keypairTypes';
 
-export interface MaskedKeypair {
-  id: string;
-  hint: string;
-  is_main: boolean;
-  is_active: boolean;
-  is_admin: boolean;
-  resource_policy: string;
-  rate_limit: number | null;
-  num_queries: number;
-  created_at: string | null;
-  last_used: string | null;
-}
+export type { MaskedKeypair };
 
 const ROUTE = '/api/admin/keypairs';
 

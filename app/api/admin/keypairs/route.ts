@@ -18,21 +18,11 @@ import { managerClientFor, problemResponse } from '@/app/lib/manager';
 import { isSameOrigin } from '@/app/lib/origin';
 import { ApiError, type Credentials } from '@/server/client/client';
 import { PROBLEM_BASE, PROBLEM_TYPES, type ProblemSlug } from '@/server/http/problem';
+import type { KeypairRow, MaskedKeypair } from '@/components/admin/users/keypairTypes';
 
 const KEYPAIR_FIELDS = 'access_key is_active is_admin resource_policy rate_limit num_queries created_at last_used';
 const PAGE = 100;
 const MAX_BODY_BYTES = 16 * 1024;
-
-interface KeypairRow {
-  access_key: string;
-  is_active: boolean;
-  is_admin: boolean;
-  resource_policy: string;
-  rate_limit: number | null;
-  num_queries: number;
-  created_at: string | null;
-  last_used: string | null;
-}
 
 interface GraphqlAnswer<T> {
   data?: T | null;
@@ -64,7 +54,7 @@ function keypairId(accessKey: string): string {
   return createHmac('sha256', secret).update(`keypair-id:${accessKey}`).digest('base64url').slice(0, 24);
 }
 
-function mask(row: KeypairRow, mainAccessKey: string | null) {
+function mask(row: KeypairRow, mainAccessKey: string | null): MaskedKeypair {
   const { access_key: accessKey, ...rest } = row;
   return {
     id: keypairId(accessKey),

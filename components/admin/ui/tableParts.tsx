@@ -1,0 +1,111 @@
+'use client';
+/**
+ * Pieces every list table of the dashboard repeats: the row's icon actions, the hidden "Actions" column header,
+ * placeholder rows while the list loads, the pager, and the error / loading / empty states of a card that holds
+ * a list.
+ */
+import type { ReactNode } from 'react';
+import Box from '@mui/material/Box';
+import IconButton from '@mui/material/IconButton';
+import Skeleton from '@mui/material/Skeleton';
+import TableCell from '@mui/material/TableCell';
+import TablePagination from '@mui/material/TablePagination';
+import TableRow from '@mui/material/TableRow';
+import Tooltip from '@mui/material/Tooltip';
+import { Loading, ProblemAlert, VisuallyHidden } from './feedback';
+
+/** An icon button with a tooltip (what it does) and an accessible name (what it does to which row). */
+export function RowAction({ title, label, icon, onClick, size }: { title: string; label: string; icon: ReactNode; onClick: () => void; size?: 'small' }) {
+  return (
+    <Tooltip title={title}>
+      <IconButton size={size} aria-label={label} onClick={onClick}>
+        {icon}
+      </IconButton>
+    </Tooltip>
+  );
+}
+
+/** The header of the actions column: no visible title, but screen readers name the column. */
+export function ActionsHeaderCell() {
+  return (
+    <TableCell align="right">
+      <VisuallyHidden>Actions</VisuallyHidden>
+    </TableCell>
+  );
+}
+
+/** Three placeholder rows spanning the table while its rows load. */
+export function SkeletonRows({ colSpan }: { colSpan: number }) {
+  return (
+    <>
+      {[0, 1, 2].map((i) => (
+        <TableRow key={i}>
+          <TableCell colSpan={colSpan}>
+            <Skeleton />
+          </TableCell>
+        </TableRow>
+      ))}
+    </>
+  );
+}
+
+/** The pager under a table; a new page size starts again at the first page. */
+export function TablePager({
+  count,
+  page,
+  onPage,
+  pageSize,
+  onPageSize,
+  pageSizes,
+}: {
+  count: number;
+  page: number;
+  onPage: (page: number) => void;
+  pageSize: number;
+  onPageSize: (size: number) => void;
+  pageSizes: number[];
+}) {
+  return (
+    <TablePagination
+      component="div"
+      count={count}
+      page={page}
+      onPageChange={(_e, next) => onPage(next)}
+      rowsPerPage={pageSize}
+      rowsPerPageOptions={pageSizes}
+      onRowsPerPageChange={(e) => {
+        onPageSize(Number(e.target.value));
+        onPage(0);
+      }}
+    />
+  );
+}
+
+/**
+ * The inside of a card that lists something: the error when loading failed, a placeholder until `data` arrives,
+ * `empty` when `isEmpty(data)`, and otherwise what `children` makes of the data.
+ */
+export function ListCardContent<T>({
+  error,
+  data,
+  loadingRows,
+  isEmpty,
+  empty,
+  children,
+}: {
+  error: unknown;
+  data: T | undefined;
+  loadingRows: number;
+  isEmpty: (data: T) => boolean;
+  empty: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (error) return <ProblemAlert error={error} sx={{ m: 2 }} />;
+  if (data === undefined)
+    return (
+      <Box sx={{ p: 2 }}>
+        <Loading rows={loadingRows} />
+      </Box>
+    );
+  return <>{isEmpty(data) ? empty : children(data)}</>;
+}
