@@ -7,11 +7,10 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import { getToken } from 'next-auth/jwt';
 import type { App } from '../app';
 import { signRequest } from '../client/sign';
 import { Problem } from '../http/problem';
-import { parseCookies } from '../http/cookies';
+import { sessionKeys } from './session-keys';
 
 export const STREAM_PREFIX = '/api/stream/';
 
@@ -46,10 +45,8 @@ export function createStreamRelay(app: App, managerUrl: string) {
   return async (req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     socket.on('error', () => socket.destroy());
     if (!sameOrigin(req)) return refuse(socket, new Problem('generic-forbidden', 'Cross-origin WebSocket connections are refused.'));
-    // getToken reads the sealed session cookie; it only needs the request's headers.
-    const cookies = parseCookies(req.headers.cookie);
-    const token = await getToken({ req: { headers: req.headers, cookies } as never, secret: process.env.NEXTAUTH_SECRET }).catch(() => null);
-    if (!token?.accessKey || !token.secretKey) return refuse(socket, new Problem('auth-failed', 'Sign in to the dashboard first.'));
+    const token = await sessionKeys({ cookie: req.headers.cookie, authorization: req.headers.authorization }).catch(() => null);
+    if (!token) return refuse(socket, new Problem('auth-failed', 'Sign in to the dashboard first.'));
     const uri = (req.url ?? '').replace(/^\/api/, '');
     const signed = signRequest({ method: 'GET', uri, host: manager.host, accessKey: token.accessKey, secretKey: token.secretKey });
     const clientIp = req.socket.remoteAddress ?? '';
