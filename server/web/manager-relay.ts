@@ -10,6 +10,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { pipeline } from 'node:stream';
+import { createGzip } from 'node:zlib';
 import type { App } from '../app';
 import { BerthClient } from '../client/client';
 import { Problem } from '../http/problem';
@@ -39,6 +41,14 @@ const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
 /** GraphQL documents that select a key field are refused: a script in the page must not be able to read keys. */
 const GRAPHQL_PATHS = new Set(['/admin/gql', '/admin/graphql', '//gql', '//graphql']);
 const KEY_SELECTION = /\b(secret_key|access_key|main_access_key|ssh_private_key)\b/;
+/** Answers gzip-compressed for browsers that accept it, as Next compressed them: textual ones from 1 KiB (its threshold). */
+const COMPRESSIBLE = /json|text|javascript|xml/;
+const COMPRESS_FROM_BYTES = 1024;
+
+function compresses(req: http.IncomingMessage, answer: http.IncomingMessage): boolean {
+  const length = Number(answer.headers['content-length'] ?? Infinity);
+  return /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') && COMPRESSIBLE.test(answer.headers['content-type'] ?? '') && length >= COMPRESS_FROM_BYTES;
+}
 
 /** The manager path and query a request addresses, or null when it is not for the relay (dot segments resolved). */
 export function relayedUri(url: string | undefined): string | null {
@@ -126,18 +136,22 @@ export function createManagerRelay(app: App, managerUrl: string) {
       const value = answer.headers[name];
       if (value !== undefined) returned[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    const hasBody = !NO_BODY_STATUS.has(status) && method !== 'HEAD';
+    const gzip = hasBody && compresses(req, answer);
+    if (gzip) {
+      delete returned['content-length'];
+      Object.assign(returned, { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+    }
     res.writeHead(status, returned);
-    if (NO_BODY_STATUS.has(status) || method === 'HEAD') {
+    if (!hasBody) {
       answer.resume();
       res.end();
       return;
     }
-    // Streamed as it arrives: nothing is held but what the socket has not taken yet.
-    answer.on('error', () => res.destroy());
-    res.on('close', () => {
-      if (!answer.complete) answer.destroy();
-    });
-    answer.pipe(res);
+    // Streamed as it arrives; either side going away ends the other.
+    const done = () => undefined;
+    if (gzip) pipeline(answer, createGzip(), res, done);
+    else pipeline(answer, res, done);
   }
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, uri: string): void => {

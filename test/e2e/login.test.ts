@@ -203,6 +203,10 @@ describe('dashboard sign-in', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
     expect((await ask(session.value)).status).toBe(200);
+    // A large answer comes gzip-compressed to a client that accepts it, as Next compressed it.
+    const large = await fetch(`${webUrl}/api/manager/openapi.json`, { headers: { Cookie: `${SESSION_COOKIE}=${session.value}`, 'Accept-Encoding': 'gzip' } });
+    expect(large.headers.get('content-encoding')).toBe('gzip');
+    expect(Object.keys((await large.json()).paths).length).toBeGreaterThan(10);
   });
 
   it('signs out back to the login page, after which the relay answers 401', async () => {
