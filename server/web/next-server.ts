@@ -1,7 +1,8 @@
 /**
  * The dashboard listener: Next.js as a custom server, which also relays the dashboard's API calls to the manager
- * (./manager-relay, ahead of Next) and WebSocket upgrades (./stream-relay). The backend-for-frontend route handlers reach the manager at BERTH_MANAGER_URL, set here for them, and seal the
- * next-auth session cookie with NEXTAUTH_SECRET, generated once per data directory unless the operator sets it.
+ * (./manager-relay, ahead of Next) and WebSocket upgrades (./stream-relay). The backend-for-frontend route handlers
+ * reach the manager at BERTH_MANAGER_URL, set here for them, and seal the next-auth session cookie with
+ * NEXTAUTH_SECRET, generated once per data directory unless the operator sets it.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
