@@ -1,8 +1,7 @@
 /**
- * The dashboard listener: Next.js as a custom server, which also relays the dashboard's API calls to the manager
- * (./manager-relay, ahead of Next) and WebSocket upgrades (./stream-relay). The backend-for-frontend route handlers
- * reach the manager at BERTH_MANAGER_URL, set here for them, and seal the next-auth session cookie with
- * NEXTAUTH_SECRET, generated once per data directory unless the operator sets it.
+ * The dashboard listener: Next.js as a custom server, which also relays WebSocket upgrades (./stream-relay). The
+ * backend-for-frontend route handlers reach the manager at BERTH_MANAGER_URL, set here for them, and seal the
+ * next-auth session cookie with NEXTAUTH_SECRET, generated once per data directory unless the operator sets it.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +11,6 @@ import path from 'node:path';
 import next from 'next';
 import type { App } from '../app';
 import { CLIENT_IP_HEADER } from './headers';
-import { createManagerRelay, relayedUri } from './manager-relay';
 import { createStreamRelay, STREAM_PREFIX } from './stream-relay';
 
 /** Reads `<dataDir>/web-secret`, creating it (mode 0600) on first start. */
@@ -50,10 +48,7 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
   const nextApp = next({ dev: false, dir: projectDir, quiet: true });
   await nextApp.prepare();
   const handle = nextApp.getRequestHandler();
-  const managerRelay = createManagerRelay(app, managerUrl);
   const server = http.createServer((req, res) => {
-    const relayed = relayedUri(req.url);
-    if (relayed !== null) return managerRelay(req, res, relayed);
     req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? '';
     handle(req, res).catch((err: unknown) => {
       app.log.error({ err }, 'dashboard request failed');
@@ -65,7 +60,6 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
     if ((req.url ?? '').startsWith(STREAM_PREFIX)) void relay(req, socket, head);
     else socket.destroy();
   });
-  server.once('close', managerRelay.close);
   server.once('listening', () => {
     if (!publicUrlConfigured) assigned.url = process.env.NEXTAUTH_URL = listenerUrl(server, app.settings.host);
   });

@@ -1,8 +1,9 @@
 /**
- * The check that a state-changing request to the dashboard comes from the dashboard's own pages, shared by its
- * route handlers (app/lib/origin.ts) and the relay in the custom server (./manager-relay). Browsers send `Origin`
- * on every non-GET fetch; it must be the origin the request was addressed to (its Host) or the configured public
- * URL (NEXTAUTH_URL), and Fetch Metadata, when sent, must not say cross-site.
+ * The check that a state-changing request to the dashboard comes from the dashboard's own pages: the one check for
+ * its route handlers (app/lib/origin.ts, e.g. the /api/manager relay) and its WebSocket relay (./stream-relay).
+ * Browsers send `Origin` on every non-GET fetch and on WebSocket handshakes; it must be the origin the request was
+ * addressed to (its Host) or the configured public URL (NEXTAUTH_URL), and Fetch Metadata, when sent, must not say
+ * cross-site.
  */
 
 /** A request header by its lower-case name. */

@@ -1,6 +1,8 @@
 /**
- * The signed-in user's manager keys, read from the sealed next-auth session cookie: for the dashboard's relays
- * (./manager-relay, ./stream-relay) and its route handlers (app/lib/auth.ts).
+ * The signed-in user's manager keys, read from the sealed next-auth session cookie: the one implementation for the
+ * dashboard's route handlers (app/lib/auth.ts keysFromRequest, e.g. the /api/manager relay) and its WebSocket relay
+ * (./stream-relay). Next bundles the route handlers apart from the custom server, so each of the two keeps a cache
+ * of its own; the code is this module in both.
  *
  * Unsealing a cookie (next-auth derives the key with HKDF, then decrypts the JWE) was the largest cost of a relayed
  * request after Next's own pipeline, and a page sends the same cookie with every call. So each unsealed cookie is

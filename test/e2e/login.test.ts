@@ -192,18 +192,19 @@ describe('dashboard sign-in', () => {
     const ask = (value: string) => fetch(`${webUrl}/api/manager/v2`, { headers: { Cookie: `${SESSION_COOKIE}=${value}` } });
     const genuine = await ask(session.value);
     expect(genuine.status).toBe(200);
-    // The relay answers ahead of Next (server/web/manager-relay.ts), with the headers Next would have added.
+    // The relay is a route handler (app/api/manager/[...path]/route.ts): Next adds next.config.js's security headers.
     expect(genuine.headers.get('cache-control')).toBe('no-store');
     expect(genuine.headers.get('x-content-type-options')).toBe('nosniff');
     expect(genuine.headers.get('x-frame-options')).toBe('DENY');
-    // One character of the authentication tag changed: the relay has just unsealed the genuine cookie, and still refuses.
+    // One character of the authentication tag changed: the genuine cookie is remembered unsealed
+    // (server/web/session-keys.ts), and the altered one is still refused.
     const at = session.value.length - 10;
     const altered = session.value.slice(0, at) + (session.value[at] === 'A' ? 'B' : 'A') + session.value.slice(at + 1);
     const refused = await ask(altered);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
     expect((await ask(session.value)).status).toBe(200);
-    // A large answer comes gzip-compressed to a client that accepts it, as Next compressed it.
+    // A large answer comes gzip-compressed, by Next, to a client that accepts it.
     const large = await fetch(`${webUrl}/api/manager/openapi.json`, { headers: { Cookie: `${SESSION_COOKIE}=${session.value}`, 'Accept-Encoding': 'gzip' } });
     expect(large.headers.get('content-encoding')).toBe('gzip');
     expect(Object.keys((await large.json()).paths).length).toBeGreaterThan(10);
