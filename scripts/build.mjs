@@ -7,11 +7,15 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The newest modification time of any file under `dirs` (relative to the project root). */
+/** The newest modification time of any file under `dirs`, or of these files (relative to the project root). */
 function newest(dirs) {
   let latest = 0;
   const walk = (dir) => {
     if (!existsSync(dir)) return;
+    if (!statSync(dir).isDirectory()) {
+      latest = Math.max(latest, statSync(dir).mtimeMs);
+      return;
+    }
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
@@ -27,8 +31,11 @@ const mtime = (file) => (existsSync(path.join(root, file)) ? statSync(path.join(
 /** dist/server.mjs is missing or older than a source of the manager core. */
 export const serverStale = () => mtime('dist/server.mjs') < newest(['server']);
 
-/** .next is missing or older than a source of the dashboard (its pages, components, and the signing client). */
-export const dashboardStale = () => mtime('.next/BUILD_ID') < newest(['app', 'components', 'public', 'server/client']);
+/** Modules of the manager core that the dashboard's route handlers import (besides the signing client). */
+const DASHBOARD_SERVER_MODULES = ['server/http/problem.ts', 'server/http/cookies.ts', 'server/web/headers.ts', 'server/web/same-origin.ts', 'server/web/session-keys.ts'];
+
+/** .next is missing or older than a source of the dashboard (its pages, components, the signing client, and the modules above). */
+export const dashboardStale = () => mtime('.next/BUILD_ID') < newest(['app', 'components', 'public', 'server/client', ...DASHBOARD_SERVER_MODULES]);
 
 export async function buildServer() {
   await build({

@@ -5,10 +5,10 @@
  */
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { getToken } from 'next-auth/jwt';
 import type { NextRequest } from 'next/server';
 import { ApiError, type Credentials } from '@/server/client/client';
 import type { ProblemBody } from '@/components/api/problem';
+import { sessionKeys } from '@/server/web/session-keys';
 import { managerClient } from './manager';
 
 declare module 'next-auth' {
@@ -109,8 +109,6 @@ export const authOptions: NextAuthOptions = {
 };
 
 /** The signed-in user's manager keys, read from the sealed session cookie of a route handler's request. */
-export async function keysFromRequest(req: NextRequest): Promise<Credentials | null> {
-  const token = await getToken({ req, secret: process.env.NEXTAUTH_SECRET });
-  if (!token?.accessKey || !token.secretKey) return null;
-  return { accessKey: token.accessKey, secretKey: token.secretKey };
+export function keysFromRequest(req: NextRequest): Promise<Credentials | null> {
+  return sessionKeys({ cookie: req.headers.get('cookie'), authorization: req.headers.get('authorization') });
 }

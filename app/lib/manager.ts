@@ -6,17 +6,18 @@
 import { BerthClient, type Credentials } from '@/server/client/client';
 import { PROBLEM_BASE, PROBLEM_TYPES, type ProblemSlug } from '@/server/http/problem';
 
-const shared = globalThis as typeof globalThis & { __berthManagerClient?: BerthClient };
+const shared = globalThis as typeof globalThis & { __berthManagerClient?: { endpoint: string; client: BerthClient } };
 
 /** The unsigned client for the manager at BERTH_MANAGER_URL (set by server/web/next-server.ts). */
 export function managerClient(): BerthClient {
   const endpoint = process.env.BERTH_MANAGER_URL;
   if (!endpoint) throw new Error('BERTH_MANAGER_URL is not set: the dashboard must run inside Berth (npm start).');
+  // The same setting as last time: the same client and keep-alive pool, without parsing the URL again.
   const current = shared.__berthManagerClient;
-  if (current && current.endpoint.href === new URL(endpoint).href) return current;
-  current?.close();
-  shared.__berthManagerClient = new BerthClient({ endpoint });
-  return shared.__berthManagerClient;
+  if (current?.endpoint === endpoint) return current.client;
+  current?.client.close();
+  shared.__berthManagerClient = { endpoint, client: new BerthClient({ endpoint }) };
+  return shared.__berthManagerClient.client;
 }
 
 /** A client that signs with one user's keys. */

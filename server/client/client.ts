@@ -96,7 +96,9 @@ export class BerthClient {
     const uri = `${this.endpoint.pathname.replace(/\/$/, '')}${path}${buildQuery(options.query)}`;
     const body =
       options.rawBody !== undefined
-        ? Buffer.from(options.rawBody)
+        ? Buffer.isBuffer(options.rawBody)
+          ? options.rawBody
+          : Buffer.from(options.rawBody)
         : options.body !== undefined
           ? Buffer.from(JSON.stringify(options.body))
           : undefined;

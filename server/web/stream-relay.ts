@@ -1,38 +1,24 @@
 /**
  * The dashboard's WebSocket relay: the browser opens /api/stream/... on the dashboard's origin; this checks the
- * Origin and the next-auth session (the keys never leave the server), signs an upgrade for the manager's
- * /stream/... with the one signing client, and relays the socket with http-proxy-3. The browser's cookies are
- * never forwarded.
+ * Origin (./same-origin, the dashboard's one check) and the next-auth session (./session-keys; the keys never leave
+ * the server), signs an upgrade for the manager's /stream/... with the one signing client, and relays the socket
+ * with http-proxy-3. It lives in the custom server because route handlers cannot upgrade. The browser's cookies
+ * are never forwarded.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import { getToken } from 'next-auth/jwt';
 import type { App } from '../app';
 import { signRequest } from '../client/sign';
 import { Problem } from '../http/problem';
-import { parseCookies } from '../http/cookies';
+import { isSameOrigin } from './same-origin';
+import { sessionKeys } from './session-keys';
 
 export const STREAM_PREFIX = '/api/stream/';
 
 function refuse(socket: Duplex, problem: Problem): void {
   const body = JSON.stringify(problem.toJSON());
   socket.end(`HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-}
-
-function sameOrigin(req: http.IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return false;
-  const allowed = new Set<string>();
-  if (req.headers.host) allowed.add(`http://${req.headers.host}`).add(`https://${req.headers.host}`);
-  if (process.env.NEXTAUTH_URL) {
-    try {
-      allowed.add(new URL(process.env.NEXTAUTH_URL).origin);
-    } catch {
-      /* an unparsable setting adds nothing */
-    }
-  }
-  return allowed.has(origin);
 }
 
 export function createStreamRelay(app: App, managerUrl: string) {
@@ -45,11 +31,9 @@ export function createStreamRelay(app: App, managerUrl: string) {
 
   return async (req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     socket.on('error', () => socket.destroy());
-    if (!sameOrigin(req)) return refuse(socket, new Problem('generic-forbidden', 'Cross-origin WebSocket connections are refused.'));
-    // getToken reads the sealed session cookie; it only needs the request's headers.
-    const cookies = parseCookies(req.headers.cookie);
-    const token = await getToken({ req: { headers: req.headers, cookies } as never, secret: process.env.NEXTAUTH_SECRET }).catch(() => null);
-    if (!token?.accessKey || !token.secretKey) return refuse(socket, new Problem('auth-failed', 'Sign in to the dashboard first.'));
+    if (!isSameOrigin((name) => req.headers[name] as string | undefined)) return refuse(socket, new Problem('generic-forbidden', 'Cross-origin WebSocket connections are refused.'));
+    const token = await sessionKeys({ cookie: req.headers.cookie, authorization: req.headers.authorization }).catch(() => null);
+    if (!token) return refuse(socket, new Problem('auth-failed', 'Sign in to the dashboard first.'));
     const uri = (req.url ?? '').replace(/^\/api/, '');
     const signed = signRequest({ method: 'GET', uri, host: manager.host, accessKey: token.accessKey, secretKey: token.secretKey });
     const clientIp = req.socket.remoteAddress ?? '';

@@ -161,6 +161,29 @@ describe('dashboard sign-in', () => {
     expect(await sameOrigin.json()).toEqual({ authorized: 'yes', echo: 'ok' });
   });
 
+  it('refuses an altered session cookie at the relay while the genuine one is in use', async () => {
+    const session = (await browser.context.cookies(webUrl)).find((c) => c.name === SESSION_COOKIE)!;
+    const ask = (value: string) => fetch(`${webUrl}/api/manager/v2`, { headers: { Cookie: `${SESSION_COOKIE}=${value}` } });
+    const genuine = await ask(session.value);
+    expect(genuine.status).toBe(200);
+    // The relay is a route handler (app/api/manager/[...path]/route.ts): Next adds next.config.js's security headers.
+    expect(genuine.headers.get('cache-control')).toBe('no-store');
+    expect(genuine.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(genuine.headers.get('x-frame-options')).toBe('DENY');
+    // One character of the authentication tag changed: the genuine cookie is remembered unsealed
+    // (server/web/session-keys.ts), and the altered one is still refused.
+    const at = session.value.length - 10;
+    const altered = session.value.slice(0, at) + (session.value[at] === 'A' ? 'B' : 'A') + session.value.slice(at + 1);
+    const refused = await ask(altered);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect((await ask(session.value)).status).toBe(200);
+    // A large answer comes gzip-compressed, by Next, to a client that accepts it.
+    const large = await fetch(`${webUrl}/api/manager/openapi.json`, { headers: { Cookie: `${SESSION_COOKIE}=${session.value}`, 'Accept-Encoding': 'gzip' } });
+    expect(large.headers.get('content-encoding')).toBe('gzip');
+    expect(Object.keys((await large.json()).paths).length).toBeGreaterThan(10);
+  });
+
   it('signs out back to the login page, after which the relay answers 401', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${webUrl}/login`);
