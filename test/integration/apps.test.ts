@@ -61,6 +61,13 @@ describe('apps', () => {
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
     expect(JSON.parse((await get(`${base}token`, { Cookie: cookie })).body)).toEqual({ token: '' });
+    // The page loads xterm.js from the session itself, nothing from another origin.
+    expect(page.body).not.toMatch(/https?:\/\//);
+    const script = await get(`${base}xterm.js`, { Cookie: cookie });
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toContain('javascript');
+    expect(script.body).toContain('Terminal');
+    expect((await get(`${base}xterm.css`, { Cookie: cookie })).body).toContain('.xterm');
     const ws = new WebSocket(`${base.replace('http', 'ws')}ws`, ['tty'], { headers: { Cookie: cookie } });
     let output = '';
     const answered = new Promise<void>((resolve) => {

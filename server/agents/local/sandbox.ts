@@ -5,12 +5,34 @@
  * kernel's unprivileged uid with no capabilities before the runner starts; as another user, bubblewrap uses a
  * user namespace instead. No --die-with-parent: sessions outlive the manager.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { KernelMount } from '../agent';
 
 export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
 /** The `ttyd` app (../../apps/session-apps), next to the runner on the host. */
 export const WEB_TERMINAL_IN_SANDBOX = '/opt/berth/web_terminal.py';
+const XTERM_IN_SANDBOX = '/opt/berth/xterm';
+
+let xtermDir: string | null | undefined;
+/** The dashboard's own xterm.js, bound for the ttyd page (none when the package is not installed). */
+function xtermBinds(): string[] {
+  if (xtermDir === undefined) {
+    try {
+      xtermDir = path.dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json'));
+    } catch {
+      xtermDir = null;
+    }
+  }
+  if (!xtermDir || !existsSync(path.join(xtermDir, 'lib/xterm.js'))) return [];
+  return [
+    // Made explicitly: a directory bwrap creates for a bind is mode 0700, unreadable by the kernel's user.
+    '--perms', '0755', '--dir', XTERM_IN_SANDBOX,
+    '--ro-bind', path.join(xtermDir, 'lib/xterm.js'), `${XTERM_IN_SANDBOX}/xterm.js`,
+    '--ro-bind', path.join(xtermDir, 'css/xterm.css'), `${XTERM_IN_SANDBOX}/xterm.css`,
+  ];
+}
 export const RUN_DIR_IN_SANDBOX = '/run/berth';
 export const SOCKET_IN_SANDBOX = `${RUN_DIR_IN_SANDBOX}/kernel.sock`;
 
@@ -72,6 +94,7 @@ export function sandboxArgv(cmd: SandboxCommand): { file: string; args: string[]
     '--bind', cmd.runDir, RUN_DIR_IN_SANDBOX,
     '--ro-bind', cmd.runnerPath, RUNNER_IN_SANDBOX,
     '--ro-bind', path.join(path.dirname(cmd.runnerPath), 'web_terminal.py'), WEB_TERMINAL_IN_SANDBOX,
+    ...xtermBinds(),
     ...cmd.mounts.flatMap((m) => [m.readOnly ? '--ro-bind' : '--bind', m.hostPath, m.kernelPath]),
     '--hostname', cmd.hostname,
     '--chdir', '/home/work',

@@ -26,11 +26,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PORT, BASE = int(sys.argv[1]), sys.argv[2]
 WORKDIR = os.environ.get('HOME', '/home/work')
 WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
+# xterm.js from the manager's own install, bound read-only into the sandbox: the page loads nothing from elsewhere.
+XTERM_DIR = '/opt/berth/xterm'
+XTERM_FILES = {'xterm.js': 'text/javascript; charset=utf-8', 'xterm.css': 'text/css; charset=utf-8'}
 
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>Terminal</title>
-<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/@xterm/xterm@5.5.0/css/xterm.min.css">
-<script src="https://cdn.jsdelivr.net/npm/@xterm/xterm@5.5.0/lib/xterm.min.js"></script>
+<link rel="stylesheet" href="xterm.css">
+<script src="xterm.js"></script>
 <style>html,body{margin:0;height:100%;background:#111;color:#ddd}#t{height:100%}
 pre{margin:0;padding:8px;white-space:pre-wrap;font:14px monospace}input{width:100%;font:14px monospace}</style>
 </head><body><div id="t"></div><script>
@@ -209,6 +212,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, PAGE, 'text/html; charset=utf-8')
         if relative == 'token':
             return self.answer(200, b'{"token": ""}', 'application/json')
+        if relative in XTERM_FILES:
+            try:
+                with open(os.path.join(XTERM_DIR, relative), 'rb') as f:
+                    return self.answer(200, f.read(), XTERM_FILES[relative])
+            except OSError:  # not installed: the page falls back to plain text
+                return self.answer(404, b'not found\n', 'text/plain')
         if relative == 'ws' and self.headers.get('Upgrade', '').lower() == 'websocket':
             key = self.headers.get('Sec-WebSocket-Key', '')
             accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode('ascii')).digest()).decode('ascii')
