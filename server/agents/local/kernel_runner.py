@@ -148,8 +148,10 @@ class Run:
                 except ProcessLookupError:
                     pass
         elif self.started:
-            # A real SIGINT (not interrupt_main) also wakes the main thread from sleep() and blocking reads.
-            os.kill(os.getpid(), signal.SIGINT)
+            # A real SIGINT (not interrupt_main) also wakes the main thread from sleep() and blocking reads, but only
+            # when that thread receives it: sent to the process, the kernel may hand it to another thread, and the
+            # main thread would sleep on. So it goes to the main thread itself.
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
     # -- python query mode: runs on the main thread so KeyboardInterrupt can reach it --
     def execute_python(self):
