@@ -1,0 +1,107 @@
+'use client';
+/**
+ * The model services page: your services with how many of their routes are ready, the URL that serves each one
+ * (to copy), whether callers need a token, and a new service.
+ */
+import { useState } from 'react';
+import NextLink from 'next/link';
+import { useRouter } from 'next/navigation';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Card from '@mui/material/Card';
+import Chip from '@mui/material/Chip';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
+import { PageHeader } from '@/components/admin/ui/PageHeader';
+import { SkeletonRows } from '@/components/admin/ui/tableParts';
+import { AddIcon, ServicesIcon } from '@/components/frame/icons';
+import { AccessChip, EndpointUrl } from './common';
+import { CreateServiceDialog } from './CreateServiceDialog';
+import { routesLabel, useServices, type ServiceSummary } from './useServices';
+
+function ServiceRow({ service }: { service: ServiceSummary }) {
+  const routes = routesLabel(service.active_route_count, service.desired_session_count);
+  return (
+    <TableRow hover data-testid="service-row" data-service={service.name}>
+      <TableCell>
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+          <ServicesIcon fontSize="small" color="primary" />
+          <Link component={NextLink} href={`/services/${service.id}`} underline="hover" sx={{ fontWeight: 600 }}>
+            {service.name}
+          </Link>
+        </Stack>
+      </TableCell>
+      <TableCell>
+        <Chip size="small" color={routes.color} label={routes.text} data-testid="service-routes" />
+      </TableCell>
+      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>
+        <EndpointUrl url={service.service_endpoint} />
+      </TableCell>
+      <TableCell>
+        <AccessChip isPublic={service.is_public} />
+      </TableCell>
+    </TableRow>
+  );
+}
+
+export function ServiceList() {
+  const router = useRouter();
+  const { data, error, isLoading, mutate } = useServices();
+  const showSkeleton = useDelayed(isLoading && !data);
+  const [creating, setCreating] = useState(false);
+  const services = [...(data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  const newService = (
+    <Button variant="contained" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
+      New service
+    </Button>
+  );
+
+  return (
+    <Box>
+      <PageHeader title="Model services" description="Serve a model from a model folder at one URL, balanced across the sessions that run it." actions={newService} />
+      <Stack spacing={3}>
+        {error && !data && <ProblemAlert error={error} />}
+        {data && services.length === 0 ? (
+          <Card variant="outlined">
+            <EmptyState title="No model services yet" icon={<ServicesIcon color="action" sx={{ fontSize: 48 }} />} action={newService}>
+              Put a model and its model-definition.yaml in a folder with usage “Model”, then create a service from it: Berth starts the server in
+              inference sessions and publishes it at one URL.
+            </EmptyState>
+          </Card>
+        ) : (
+          (data || showSkeleton) && (
+            <TableContainer component={Card} variant="outlined">
+              <Table aria-label="Model services">
+                <TableHead>
+                  <TableRow>
+                    <TableCell>Name</TableCell>
+                    <TableCell>Routes</TableCell>
+                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Endpoint</TableCell>
+                    <TableCell>Access</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>{data ? services.map((s) => <ServiceRow key={s.id} service={s} />) : <SkeletonRows colSpan={4} />}</TableBody>
+              </Table>
+            </TableContainer>
+          )
+        )}
+        <CreateServiceDialog
+          open={creating}
+          onClose={() => setCreating(false)}
+          onCreated={(service) => {
+            setCreating(false);
+            void mutate();
+            router.push(`/services/${service.endpoint_id}`);
+          }}
+        />
+      </Stack>
+    </Box>
+  );
+}
