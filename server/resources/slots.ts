@@ -10,7 +10,12 @@ export type SlotType = 'count' | 'bytes';
 export type Amounts = Record<string, number>;
 
 /** Accelerator slots whose amounts count as GPU allocation in usage reports. */
-export const GPU_SLOTS = ['cuda.device', 'cuda.shares', 'rocm.device', 'tpu.device'];
+const GPU_SLOTS = ['cuda.device', 'cuda.shares', 'rocm.device', 'tpu.device'];
+
+/** How many GPU units a slot map holds, whatever the accelerator. */
+export function gpuAmount(slots: Amounts): number {
+  return GPU_SLOTS.reduce((sum, slot) => sum + (slots[slot] ?? 0), 0);
+}
 
 /** cpu and mem exist on every agent; accelerators appear when an agent reports them. */
 export const BASE_SLOTS: Record<string, SlotType> = { cpu: 'count', mem: 'bytes' };

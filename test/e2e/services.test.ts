@@ -7,7 +7,6 @@
  *
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
-import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -15,39 +14,13 @@ import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { screenshotDark } from '../helpers/browser';
+import { MODEL_DEFINITION, MODEL_SERVER_PY, send, uploadText } from '../helpers/model-folder';
 import { launchWatchedBrowser, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const USER = { email: 'server@example.com', username: 'server', password: 'e2e-services-user-123' };
 const MODEL = 'answer-model';
 const SERVICE = 'answer';
 
-const SERVER = `
-import http.server, json, os
-port = int(os.environ['PORT'])
-class Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b'ok' if self.path == '/health' else json.dumps({'answer': 42, 'path': self.path}).encode()
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(('127.0.0.1', port), Handler).serve_forever()
-`;
-
-const DEFINITION = `
-models:
-  - name: answer
-    service:
-      start_command: ["/usr/bin/python3", "/home/work/model/server.py"]
-      health_check:
-        path: /health
-        max_retries: 3
-        max_wait_time: 2
-        expected_status_code: 200
-`;
 
 let dashboard: Dashboard;
 let berth: Berth;
@@ -60,24 +33,7 @@ let endpoint: string;
 const keys: string[] = [];
 const pageErrors: string[] = [];
 
-function send(method: string, url: string, headers: Record<string, string> = {}, body?: Buffer): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: body ? { ...headers, 'Content-Length': String(body.length) } : headers }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function upload(folder: string, file: string, content: string): Promise<void> {
-  const bytes = Buffer.from(content);
-  const { token, url } = await api.call('POST', `/folders/${folder}/request-upload`, { body: { path: file, size: bytes.length } });
-  const res = await send('PATCH', `${url}?token=${encodeURIComponent(token)}`, { 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' }, bytes);
-  expect(res.status).toBe(204);
-}
+const upload = (folder: string, file: string, content: string) => uploadText(api, folder, file, content);
 
 beforeAll(async () => {
   dashboard = await startDashboard('services', 'e2e-services-admin-789');
@@ -94,8 +50,8 @@ beforeAll(async () => {
   keys.push(created.accessKey, created.secretKey);
   api = new BerthClient({ endpoint: berth.managerUrl, accessKey: created.accessKey, secretKey: created.secretKey });
   await api.call('POST', '/folders', { body: { name: MODEL, usage_mode: 'model' } });
-  await upload(MODEL, 'server.py', SERVER);
-  await upload(MODEL, 'model-definition.yaml', DEFINITION);
+  await upload(MODEL, 'server.py', MODEL_SERVER_PY);
+  await upload(MODEL, 'model-definition.yaml', MODEL_DEFINITION);
   // A general folder is not offered as a model.
   await api.call('POST', '/folders', { body: { name: 'plain-data', usage_mode: 'general' } });
 

@@ -60,13 +60,12 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
-export async function startTestBerth(overrides: Partial<BerthSettings> = {}, options: { roles?: Role[] } = {}): Promise<TestBerth> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-test-'));
-  const database = process.env.BERTH_TEST_DB === 'postgres' ? await createTestDatabase() : null;
-  const settings: BerthSettings = {
+/** Settings for a test manager: ephemeral ports, the test admin password, no logs. */
+export function testSettings(dataDir: string, databaseUrl: string | undefined, overrides: Partial<BerthSettings> = {}): BerthSettings {
+  return {
     ...readSettings({} as NodeJS.ProcessEnv),
     dataDir,
-    databaseUrl: database?.url,
+    databaseUrl,
     managerPort: 0,
     webPort: 0,
     appPort: 0,
@@ -74,6 +73,12 @@ export async function startTestBerth(overrides: Partial<BerthSettings> = {}, opt
     logLevel: 'silent',
     ...overrides,
   };
+}
+
+export async function startTestBerth(overrides: Partial<BerthSettings> = {}, options: { roles?: Role[] } = {}): Promise<TestBerth> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-test-'));
+  const database = process.env.BERTH_TEST_DB === 'postgres' ? await createTestDatabase() : null;
+  const settings = testSettings(dataDir, database?.url, overrides);
   const berth = await startBerth({ settings, roles: options.roles ?? ['manager'], inMemory: !database });
   const creds = berth.bootstrap.credentials!;
   const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: creds.accessKey, secretKey: creds.secretKey });

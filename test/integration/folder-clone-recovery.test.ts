@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { readSettings, type BerthSettings } from '../../server/config/env';
 import { startBerth, type Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { json } from '../../server/db';
 import { terminateAllSessions } from '../../server/manager/sessions';
 import { INTERRUPTED } from '../../server/storage/clone-recovery';
-import { createTestDatabase, ADMIN_PASSWORD } from '../helpers/berth';
+import { createTestDatabase, testSettings } from '../helpers/berth';
 import { openEventStream } from '../helpers/sse';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-clone-recovery-'));
@@ -24,16 +23,7 @@ let running: Berth | null = null;
 
 async function start(): Promise<Berth> {
   if (process.env.BERTH_TEST_DB === 'postgres') database ??= await createTestDatabase();
-  const settings: BerthSettings = {
-    ...readSettings({} as NodeJS.ProcessEnv),
-    dataDir,
-    databaseUrl: database?.url,
-    managerPort: 0,
-    webPort: 0,
-    appPort: 0,
-    adminPassword: ADMIN_PASSWORD,
-    logLevel: 'silent',
-  };
+  const settings = testSettings(dataDir, database?.url);
   // PGlite on disk (not in memory), so the second start finds what the first left.
   running = await startBerth({ settings, roles: ['manager'], inMemory: false });
   return running;

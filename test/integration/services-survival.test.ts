@@ -3,13 +3,13 @@
  * route and the tokens issued before still serve; the scaler watches the route again and keeps the count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BerthClient } from '../../server/client/client';
 import { createTestDatabase } from '../helpers/berth';
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
+import { send as request, uploadText } from '../helpers/model-folder';
 
 let dataDir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
@@ -54,17 +54,8 @@ function adminClient(): BerthClient {
   return new BerthClient({ endpoint, accessKey: creds.accessKey, secretKey: creds.secretKey });
 }
 
-function send(method: string, url: string, headers: Record<string, string> = {}, body?: Buffer): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: body ? { ...headers, 'Content-Length': String(body.length) } : headers }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** Status and body only: what these checks compare. */
+const send = (method: string, url: string, headers: Record<string, string> = {}) => request(method, url, headers).then(({ status, body }) => ({ status, body }));
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, deadlineMs = 90_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;
@@ -81,10 +72,7 @@ describe('a model service across a manager SIGKILL', () => {
     manager = await startManagerProcess(env);
     let admin = adminClient();
     await admin.call('POST', '/folders', { body: { name: 'survivor-model', usage_mode: 'model' } });
-    const bytes = Buffer.from(SERVER);
-    const { token: uploadToken, url } = await admin.call('POST', '/folders/survivor-model/request-upload', { body: { path: 'server.py', size: bytes.length } });
-    const put = await send('PATCH', `${url}?token=${encodeURIComponent(uploadToken)}`, { 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' }, bytes);
-    expect(put.status).toBe(204);
+    await uploadText(admin, 'survivor-model', 'server.py', SERVER);
     const info = await admin.call('POST', '/services', {
       body: { name: 'survivor', desired_session_count: 1, image: 'python', open_to_public: false, startup_command: '/usr/bin/python3 /home/work/model/server.py', config: { model: 'survivor-model', model_mount_destination: '/home/work/model' } },
     });

@@ -4,57 +4,16 @@
  * and traffic ratios, scaling, failing starts and their errors, destruction; then every 400 rule, ownership and
  * the frozen manager.
  */
-import http from 'node:http';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
+import { MODEL_DEFINITION, MODEL_SERVER_PY, send, uploadText } from '../helpers/model-folder';
 import { appProxySecret } from '../../server/apps/tokens';
 
 const PROBLEM = 'https://errors.berth.dev/';
-
-const SERVER = `
-import http.server, json, os
-port = int(os.environ['PORT'])
-state = {'sick': False}
-class Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        if self.path == '/health' and state['sick']:
-            self.send_response(500)
-            self.send_header('Content-Length', '0')
-            self.end_headers()
-            return
-        if self.path == '/health':
-            body = b'ok'
-        elif self.path == '/sick':
-            state['sick'] = True
-            body = b'sick from now on'
-        else:
-            body = json.dumps({'answer': 42, 'path': self.path, 'route': os.environ.get('BERTH_ROUTE_ID'),
-                               'authorization': self.headers.get('Authorization'), 'cookie': self.headers.get('Cookie')}).encode()
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(('127.0.0.1', port), Handler).serve_forever()
-`;
-
-const DEFINITION = `
-models:
-  - name: answer
-    service:
-      start_command: ["/usr/bin/python3", "/home/work/model/server.py"]
-      health_check:
-        path: /health
-        max_retries: 3
-        max_wait_time: 2
-        expected_status_code: 200
-`;
 
 /** A server that listens but never passes its check: its route stays provisioning. */
 const NEVER_HEALTHY = `
@@ -69,7 +28,7 @@ models:
 `;
 
 /** Checked twice a second: a stopped server is unhealthy within about a second. */
-const FAST_CHECK = DEFINITION.replace('max_retries: 3', 'max_retries: 2').replace('expected_status_code: 200', 'expected_status_code: 200\n        interval: 0.5');
+const FAST_CHECK = MODEL_DEFINITION.replace('max_retries: 3', 'max_retries: 2').replace('expected_status_code: 200', 'expected_status_code: 200\n        interval: 0.5');
 
 let t: TestBerth;
 let alice: TestUser;
@@ -80,8 +39,8 @@ beforeAll(async () => {
   alice = await t.createUser();
   bob = await t.createUser();
   await alice.client.call('POST', '/folders', { body: { name: 'answer-model', usage_mode: 'model' } });
-  await upload('answer-model', 'server.py', SERVER);
-  await upload('answer-model', 'model-definition.yaml', DEFINITION);
+  await upload('answer-model', 'server.py', MODEL_SERVER_PY);
+  await upload('answer-model', 'model-definition.yaml', MODEL_DEFINITION);
   await upload('answer-model', 'never-healthy.yaml', NEVER_HEALTHY);
   await upload('answer-model', 'fast-check.yaml', FAST_CHECK);
   await upload('answer-model', 'broken.yaml', 'models: [unclosed');
@@ -91,24 +50,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.stop());
 
-function send(method: string, url: string, headers: Record<string, string> = {}, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: body ? { ...headers, 'Content-Length': String(body.length) } : headers }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function upload(folder: string, file: string, content: string): Promise<void> {
-  const bytes = Buffer.from(content);
-  const { token, url } = await alice.client.call('POST', `/folders/${folder}/request-upload`, { body: { path: file, size: bytes.length } });
-  const res = await send('PATCH', `${url}?token=${encodeURIComponent(token)}`, { 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' }, bytes);
-  expect(res.status).toBe(204);
-}
+const upload = (folder: string, file: string, content: string) => uploadText(alice.client, folder, file, content);
 
 /** Polls `probe` until it answers something truthy, or fails after the deadline. */
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, deadlineMs = 60_000): Promise<T> {

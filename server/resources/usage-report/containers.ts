@@ -5,7 +5,8 @@
  */
 import type { App } from '../../app';
 import { statNumber } from '../../sessions/kernel-stats';
-import { GPU_SLOTS, parseAmount, toAmounts } from '../slots';
+import { gpuAmount, parseAmount, toAmounts } from '../slots';
+import { TERMINAL } from '../../sessions/states';
 import { localDayNumber } from './time-zone';
 
 export interface ReportRange {
@@ -16,7 +17,6 @@ export interface ReportRange {
   groupIds?: string[];
 }
 
-const ENDED = ['TERMINATED', 'CANCELLED'];
 
 export type ContainerUsage = Awaited<ReturnType<typeof containerUsages>>[number];
 
@@ -35,7 +35,7 @@ export async function containerUsages(app: App, range: ReportRange) {
     .where((eb) =>
       eb.or([
         eb.and([eb('k.terminated_at', '>=', range.start), eb('k.terminated_at', '<', range.end)]),
-        eb.and([eb('k.terminated_at', 'is', null), eb('k.created_at', '<', range.end), eb('k.status', 'not in', ENDED)]),
+        eb.and([eb('k.terminated_at', 'is', null), eb('k.created_at', '<', range.end), eb('k.status', 'not in', [...TERMINAL])]),
       ]),
     );
   if (range.groupIds) query = query.where('s.group_id', 'in', range.groupIds.length ? range.groupIds : ['00000000-0000-0000-0000-000000000000']);
@@ -73,7 +73,7 @@ export async function containerUsages(app: App, range: ReportRange) {
         device_type: deviceTypes,
         smp: slots.cpu ?? 0,
         gpu_mem_allocated: slots['cuda.mem'] ?? 0,
-        gpu_allocated: GPU_SLOTS.reduce((sum, slot) => sum + (slots[slot] ?? 0), 0),
+        gpu_allocated: gpuAmount(slots),
         nfs: (row.mounts ?? []).map((mount) => mount.name),
         image_name: row.image,
         created_at: created.toISOString(),

@@ -4,7 +4,8 @@
  */
 import type { App } from '../../app';
 import { statNumber } from '../../sessions/kernel-stats';
-import { GPU_SLOTS, toAmounts } from '../slots';
+import { gpuAmount, toAmounts } from '../slots';
+import { TERMINAL } from '../../sessions/states';
 
 const BIN_SECONDS = 15 * 60;
 const BIN_COUNT = 30 * 24 * 4;
@@ -33,7 +34,7 @@ export async function monthlyStats(app: App, userId?: string, now = Date.now()):
     .select(['k.session_id', 'k.occupied_slots', 'k.last_stat', 'k.created_at', 'k.terminated_at'])
     .where('k.terminated_at', '>=', new Date(startSeconds * 1000))
     .where('k.created_at', '<', new Date(endSeconds * 1000))
-    .where('k.status', 'in', ['TERMINATED', 'CANCELLED']);
+    .where('k.status', 'in', [...TERMINAL]);
   if (userId) query = query.where('s.user_uuid', '=', userId);
   const counted = new Set<string>();
   for (const kernel of await query.execute()) {
@@ -47,7 +48,7 @@ export async function monthlyStats(app: App, userId?: string, now = Date.now()):
       if (firstKernel) bin.num_sessions.value += 1;
       bin.cpu_allocated.value += slots.cpu ?? 0;
       bin.mem_allocated.value += slots.mem ?? 0;
-      bin.gpu_allocated.value += GPU_SLOTS.reduce((sum, slot) => sum + (slots[slot] ?? 0), 0);
+      bin.gpu_allocated.value += gpuAmount(slots);
       bin.io_read_bytes.value += statNumber(kernel.last_stat, 'io_read');
       bin.io_write_bytes.value += statNumber(kernel.last_stat, 'io_write');
       bin.disk_used.value += statNumber(kernel.last_stat, 'io_scratch_size');
