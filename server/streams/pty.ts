@@ -49,7 +49,10 @@ export function servePty(app: App, session: Session, first: OpenTerminal, ws: We
     }
   };
   const attach = (connection: RunnerConnection) => {
-    connection.on('event', onEvent);
+    // Only the current terminal speaks: the old shell's exit during a restart must not end the socket.
+    connection.on('event', (event: RunnerEvent) => {
+      if (terminal === connection && !restarting) onEvent(event);
+    });
     connection.on('close', () => {
       if (!closed && !restarting && terminal === connection) ws.close(1011, 'terminal closed');
     });
