@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
-import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect';

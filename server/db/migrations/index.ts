@@ -1,5 +1,5 @@
 /** Numbered migrations, applied in order by name. Add a new file; never edit one that has shipped. */
-import type { Migration } from 'kysely/migration';
+import type { Migration } from 'kysely';
 import * as m0001 from './0001_accounts';
 import * as m0002 from './0002_cluster';
 import * as m0003 from './0003_config_and_logs';
