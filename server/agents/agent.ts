@@ -1,10 +1,11 @@
 /**
- * What the manager asks of a machine that runs kernels. `local` (bubblewrap sandboxes on this machine) is the
- * first backend; docker and kubernetes backends implement the same interface.
+ * What the manager asks of a machine (or a cluster) that runs kernels. Backend-neutral: every backend lives in its
+ * own folder under server/agents/ (local/, slurm/, ...) and implements this interface; this file imports from none.
  */
-import type { RunnerConnection } from './local/runner-client';
-import type { KernelLimits, CgroupStats } from './local/cgroups';
+import type { KernelEndpoint } from './channel/endpoint';
+import type { RunnerConnection } from './channel/connection';
 
+export type { KernelEndpoint } from './channel/endpoint';
 export type Runtime = 'python' | 'shell';
 
 export interface KernelMount {
@@ -21,9 +22,35 @@ export interface KernelFile {
   mode: number;
 }
 
+export interface KernelLimits {
+  memoryBytes?: number;
+  cpus?: number;
+  pids?: number;
+  /** Accelerators (cuda.device), for backends that place them. */
+  gpus?: number;
+}
+
+export interface KernelStats {
+  memoryBytes: number | null;
+  /** The most memory the kernel held at once (usage reports bill this as mem_used). */
+  memoryPeakBytes: number | null;
+  cpuUsedMs: number | null;
+  pids: number | null;
+  /** Block I/O, where the backend accounts it; null otherwise. */
+  ioReadBytes: number | null;
+  ioWriteBytes: number | null;
+}
+
+export const NO_STATS: KernelStats = { memoryBytes: null, memoryPeakBytes: null, cpuUsedMs: null, pids: null, ioReadBytes: null, ioWriteBytes: null };
+
 export interface KernelSpec {
   kernelId: string;
   sessionId: string;
+  /** The kernel's index in its session (0 = main), and how many kernels the session has. */
+  clusterIdx: number;
+  clusterSize: number;
+  /** single-node: every kernel of the session on one machine. */
+  singleNode: boolean;
   runtime: Runtime;
   hostname: string;
   /** Hostnames the kernel resolves (its cluster peers), written to its /etc/hosts. */
@@ -35,12 +62,18 @@ export interface KernelSpec {
   bootstrapScript?: string;
   /** A committed image's files, copied into the new scratch directory. */
   snapshotDir?: string | null;
+  /** Backend options of the session's project and policy (Slurm: account and time limit). */
+  placement?: { account?: string | null; timeLimitSeconds?: number | null };
 }
 
 export interface KernelInfo {
   kernelId: string;
-  /** The sandbox's launcher process id on the agent's host. */
-  pid: number;
+  /** The agent the kernel runs on (a cluster backend may place it elsewhere than the scheduler's guess). */
+  agentId: string;
+  /** What finds the kernel again after a manager restart: a pid, a job id, a container id. */
+  containerId: string;
+  /** How any manager process reaches the kernel's runner. */
+  endpoint: KernelEndpoint;
   scratchDir: string;
 }
 
@@ -48,6 +81,11 @@ export interface KernelExit {
   kernelId: string;
   exitCode: number | null;
   oomKilled: boolean;
+  /** Why, when the backend knows better than an exit code (`node-lost`, `job-cancelled`, `time-limit`). */
+  reason?: string;
+  /** A failure of the machinery rather than the kernel's own exit: the session ends in ERROR. */
+  failed?: boolean;
+  message?: string;
 }
 
 export interface ExecRequest {
@@ -63,15 +101,24 @@ export interface AppStatus {
   output: string;
 }
 
+export interface LaunchHooks {
+  /**
+   * Called once the backend knows where the kernels run (at once on a single machine; when a cluster's workload
+   * manager has started the job), before their sandboxes start: kernel id → agent id.
+   */
+  placed?(placement: Map<string, string>): Promise<void>;
+}
+
 export interface Agent {
   readonly id: string;
-  /** Why limits are or are not enforced here (cgroup v2, v1 or none). */
+  /** Why limits are or are not enforced here (cgroup v2, v1, the workload manager, none). */
   readonly limitsReport: string;
-  createKernel(spec: KernelSpec): Promise<KernelInfo>;
-  /** Stops the sandbox; its scratch directory goes too unless keepScratch (restart). */
+  /** Starts the kernels of one session that were scheduled onto this backend, together. */
+  createKernels(specs: KernelSpec[], hooks?: LaunchHooks): Promise<KernelInfo[]>;
+  /** Stops the kernel; its scratch directory goes too unless keepScratch (restart). */
   destroyKernel(kernelId: string, options?: { keepScratch?: boolean }): Promise<void>;
   /** Re-attaches to a kernel that outlived a manager restart; false when it is gone. */
-  adoptKernel(kernelId: string, pid: number): Promise<boolean>;
+  adoptKernel(kernelId: string, containerId: string, endpoint: KernelEndpoint | null): Promise<boolean>;
   isAlive(kernelId: string): boolean;
   /** Opens one run; the connection carries the runner's events (stdout, stderr, waiting-input, status, finished). */
   execute(kernelId: string, request: ExecRequest): Promise<RunnerConnection>;
@@ -83,10 +130,12 @@ export interface Agent {
   stopApp(kernelId: string, name: string): Promise<boolean>;
   /** Whether the app runs, its exit code once it has exited, and the tail of its output; null when never started. */
   appStatus(kernelId: string, name: string): Promise<AppStatus | null>;
+  /** The address the kernel's apps listen on, as the app proxy reaches it. */
+  appHost(kernelId: string): string;
   scratchDir(kernelId: string): string;
   logs(kernelId: string): Promise<string>;
-  stats(kernelId: string): CgroupStats;
-  /** Called once when a kernel's sandbox exits on its own (crash, OOM, batch end). */
+  stats(kernelId: string): KernelStats;
+  /** Called once when a kernel exits on its own (crash, OOM, batch end, its node lost). */
   onKernelExit(listener: (exit: KernelExit) => void): void;
   close(): Promise<void>;
 }

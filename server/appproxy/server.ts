@@ -151,7 +151,7 @@ export function createAppProxyServer(app: App): http.Server {
     if (!match) throw new Problem('url-not-found', 'No app is published at this address.');
     const cached = routes.peek(match[1]);
     const route = admitTo(req, match[1], cached !== undefined ? cached : await routes.get(match[1]));
-    proxy.web(req, res, { target: { host: '127.0.0.1', port: route.host_port } });
+    proxy.web(req, res, { target: { host: route.host, port: route.host_port } });
   }
 
   const server = http.createServer((req, res) => {
@@ -166,7 +166,7 @@ export function createAppProxyServer(app: App): http.Server {
     const match = APP_PATH.exec(new URL(req.url ?? '/', 'http://proxy').pathname);
     if (!match) return refuseUpgrade(socket, new Problem('url-not-found', 'No app is published at this address.'));
     admit(req, match[1])
-      .then((route) => proxy.ws(req, socket, head, { target: { host: '127.0.0.1', port: route.host_port } }))
+      .then((route) => proxy.ws(req, socket, head, { target: { host: route.host, port: route.host_port } }))
       .catch((err: unknown) => refuseUpgrade(socket, err instanceof Problem ? err : new Problem('internal-server-error')));
   });
   server.on('close', () => agent.destroy());

@@ -29,12 +29,12 @@ export async function allocatePort(app: App): Promise<number> {
 }
 
 /** Resolves once something accepts connections on the port (the app is up), or rejects after the timeout. */
-export async function waitForPort(port: number, timeoutMs: number, alive: () => boolean): Promise<void> {
+export async function waitForPort(host: string, port: number, timeoutMs: number, alive: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!alive()) throw new Error('the app exited before it listened');
     const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
+      const socket = net.connect(port, host);
       socket.once('connect', () => {
         socket.destroy();
         resolve(true);

@@ -45,14 +45,15 @@ export async function ensureApp(app: App, session: Session, appName: string, use
   const definition = await servicePortFor(app, session, appName, options);
   const kernel = await mainKernel(app, session);
   const existing = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
-  if (existing && (await isListening(existing.host_port))) return existing;
+  if (existing && (await isListening(existing.host, existing.host_port))) return existing;
   if (existing) await app.db.deleteFrom('app_routes').where('id', '=', existing.id).execute();
   if (definition.protocol === 'preopen') {
     // The user's own server on that port (the sandbox shares the host's network): route to it, start nothing.
     const port = options.port ?? definition.ports[0];
+    const host = app.agents.get(kernel.agent_id ?? '')?.appHost(kernel.id) ?? '127.0.0.1';
     return app.db
       .insertInto('app_routes')
-      .values({ id: randomBytes(12).toString('hex'), session_id: session.id, kernel_id: kernel.id, app: appName, protocol: 'http', host_port: port, user_uuid: userId })
+      .values({ id: randomBytes(12).toString('hex'), session_id: session.id, kernel_id: kernel.id, app: appName, protocol: 'http', host, host_port: port, user_uuid: userId })
       .returningAll()
       .executeTakeFirstOrThrow();
   }
@@ -96,14 +97,16 @@ export async function launchApp(app: App, session: Pick<Session, 'id'>, kernel: 
   if (!agent) throw new Error(`agent ${kernel.agent_id ?? '(none)'} is not connected to this manager`);
   const routeId = randomBytes(12).toString('hex');
   const hostPort = await allocatePort(app);
+  // Where the kernel runs: this machine, or its node in a cluster.
+  const host = agent.appHost(kernel.id);
   const route = await app.db
     .insertInto('app_routes')
-    .values({ id: routeId, session_id: session.id, kernel_id: kernel.id, app: launch.name, protocol: launch.protocol, host_port: hostPort, user_uuid: userId })
+    .values({ id: routeId, session_id: session.id, kernel_id: kernel.id, app: launch.name, protocol: launch.protocol, host, host_port: hostPort, user_uuid: userId })
     .returningAll()
     .executeTakeFirstOrThrow();
   try {
     await agent.startApp(kernel.id, { name: launch.name, argv: launch.argv(hostPort, appBasePath(routeId)), env: launch.env(hostPort) });
-    if (launch.waitMs > 0) await waitForPort(hostPort, launch.waitMs, () => agent.isAlive(kernel.id));
+    if (launch.waitMs > 0) await waitForPort(host, hostPort, launch.waitMs, () => agent.isAlive(kernel.id));
   } catch (err) {
     await app.db.deleteFrom('app_routes').where('id', '=', routeId).execute();
     if (agent.isAlive(kernel.id)) await agent.stopApp(kernel.id, launch.name).catch(() => undefined);
@@ -129,8 +132,8 @@ export async function shutdownApp(app: App, session: Session, appName: string): 
   if (route) await app.db.deleteFrom('app_routes').where('id', '=', route.id).execute();
 }
 
-function isListening(port: number): Promise<boolean> {
-  return waitForPort(port, 1, () => true).then(
+function isListening(host: string, port: number): Promise<boolean> {
+  return waitForPort(host, port, 1, () => true).then(
     () => true,
     () => false,
   );

@@ -6,7 +6,7 @@
  */
 import type { App } from '../app';
 import type { KernelServicePort, ServicePort, Session } from '../db/schema';
-import { WEB_TERMINAL_IN_SANDBOX } from '../agents/local/sandbox';
+import { WEB_TERMINAL_IN_SANDBOX } from '../agents/sandbox/sandbox';
 
 export const INTRINSIC_APPS: readonly ServicePort[] = [
   { name: 'ttyd', protocol: 'http', ports: [7681], argv: ['/usr/bin/python3', WEB_TERMINAL_IN_SANDBOX, '{port}', '{base_url}'] },

@@ -22,10 +22,10 @@ export interface ProbeResult {
   detail: string;
 }
 
-export function probe(port: number, check: HealthCheck | null): Promise<ProbeResult> {
+export function probe(host: string, port: number, check: HealthCheck | null): Promise<ProbeResult> {
   if (!check) {
     return new Promise((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
+      const socket = net.connect(port, host);
       socket.setTimeout(5_000, () => socket.destroy(new Error('timed out')));
       socket.once('connect', () => {
         socket.destroy();
@@ -35,7 +35,7 @@ export function probe(port: number, check: HealthCheck | null): Promise<ProbeRes
     });
   }
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: check.path, timeout: check.maxWaitTime * 1000, agent: false }, (res) => {
+    const req = http.get({ host, port, path: check.path, timeout: check.maxWaitTime * 1000, agent: false }, (res) => {
       res.resume();
       const ok = res.statusCode === check.expectedStatusCode;
       resolve({ ok, detail: `GET ${check.path} answered ${res.statusCode}${ok ? '' : `, expected ${check.expectedStatusCode}`}` });
@@ -138,7 +138,7 @@ export class RouteMonitor {
       if (this.stopped) return;
       const status = await this.status();
       if (status !== 'provisioning') break;
-      const result = await probe(this.target.port, check);
+      const result = await probe(this.target.agent.appHost(this.target.kernelId), this.target.port, check);
       if (this.stopped) return;
       if (result.ok) {
         await this.set('healthy', ['provisioning']);
@@ -162,7 +162,7 @@ export class RouteMonitor {
       if (this.stopped) return;
       const status = await this.status();
       if (status !== 'healthy' && status !== 'unhealthy') return;
-      const result = await probe(this.target.port, check);
+      const result = await probe(this.target.agent.appHost(this.target.kernelId), this.target.port, check);
       if (this.stopped) return;
       failures = result.ok ? 0 : failures + 1;
       if (result.ok) await this.set('healthy', ['unhealthy']);

@@ -42,15 +42,17 @@ export class ServiceRouteTable {
     if (endpoint) {
       const rows = await this.app.db
         .selectFrom('routings')
-        .select(['id', 'session_id', 'host_port', 'traffic_ratio'])
-        .where('endpoint_id', '=', endpointId)
-        .where('status', '=', 'healthy')
-        .where('host_port', 'is not', null)
+        // The model server's app route says which node it listens on.
+        .leftJoin('app_routes', (join) => join.onRef('app_routes.session_id', '=', 'routings.session_id').onRef('app_routes.host_port', '=', 'routings.host_port'))
+        .select(['routings.id', 'routings.session_id', 'routings.host_port', 'routings.traffic_ratio', 'app_routes.host'])
+        .where('routings.endpoint_id', '=', endpointId)
+        .where('routings.status', '=', 'healthy')
+        .where('routings.host_port', 'is not', null)
         .execute();
       table = {
         endpointId,
         openToPublic: endpoint.open_to_public,
-        routes: rows.map((r) => ({ route_id: r.id, session_id: r.session_id ?? '', kernel_host: '127.0.0.1', kernel_port: r.host_port!, traffic_ratio: Number(r.traffic_ratio) })),
+        routes: rows.map((r) => ({ route_id: r.id, session_id: r.session_id ?? '', kernel_host: r.host ?? '127.0.0.1', kernel_port: r.host_port!, traffic_ratio: Number(r.traffic_ratio) })),
       };
     }
     if (this.entries.size > 10_000) this.entries.clear();

@@ -5,7 +5,7 @@
  * recorded exit code) instead of leaving the session RUNNING forever.
  */
 import type { App } from '../app';
-import type { RunnerConnection } from '../agents/local/runner-client';
+import type { RunnerConnection } from '../agents/channel/connection';
 import type { Session } from '../db/schema';
 import { publishSessionEvent } from './transition';
 import { terminateSession } from './terminate';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { Problem } from '../http/problem';
-import type { RunnerConnection, RunnerEvent } from '../agents/local/runner-client';
+import type { RunnerConnection, RunnerEvent } from '../agents/channel/connection';
 
 export const FLUSH_MS = 2_000;
 /** CONTRACT §17: records a run buffers before its runner is made to wait for the client to collect them. */

@@ -34,16 +34,34 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
   return {
     kernelId: kernel.id,
     sessionId: session.id,
+    clusterIdx: peers.findIndex((k) => k.id === kernel.id),
+    clusterSize: peers.length,
+    singleNode: session.cluster_mode !== 'multi-node',
     runtime: image.runtime as Runtime,
     hostname: kernel.cluster_hostname,
     hosts: Object.fromEntries(hostnames.map((h) => [h, '127.0.0.1'])),
     environ,
-    limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS },
+    limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS, gpus: slots['cuda.device'] || undefined },
     mounts: await kernelMountsFor(app, session),
     files: await dotfilesFor(app, session),
     bootstrapScript: await bootstrapScriptFor(app, session),
     snapshotDir: image.snapshot_dir,
+    placement: await placementFor(app, session),
   };
+}
+
+/** What a cluster backend passes on to its workload manager: the project (as an account) and the time limit. */
+async function placementFor(app: App, session: Session): Promise<KernelSpec['placement']> {
+  const [group, policy] = await Promise.all([
+    app.db.selectFrom('groups').select('name').where('id', '=', session.group_id).executeTakeFirst(),
+    app.db
+      .selectFrom('keypairs')
+      .innerJoin('keypair_resource_policies as p', 'p.name', 'keypairs.resource_policy')
+      .select('p.max_session_lifetime')
+      .where('keypairs.access_key', '=', session.access_key)
+      .executeTakeFirst(),
+  ]);
+  return { account: group?.name ?? null, timeLimitSeconds: policy?.max_session_lifetime || null };
 }
 
 /**

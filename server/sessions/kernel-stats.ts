@@ -3,14 +3,14 @@
  * `{current, unit_hint}` with decimal strings, plus `stats.max` where a peak is known. One formatter for the live
  * figures (session info, GraphQL) and the last ones stored at termination (which usage reports read).
  */
-import type { CgroupStats } from '../agents/local/cgroups';
+import type { KernelStats } from '../agents/agent';
 
 type Metric = { current: string | null; unit_hint: string; stats?: { max: string | null } };
 export type KernelStat = Record<string, Metric>;
 
 const text = (value: number | null | undefined) => (value === null || value === undefined ? null : String(Math.round(value)));
 
-export function formatKernelStat(stats: CgroupStats, scratchBytes: number | null = null): KernelStat {
+export function formatKernelStat(stats: KernelStats, scratchBytes: number | null = null): KernelStat {
   return {
     mem: { current: text(stats.memoryBytes), unit_hint: 'bytes', stats: { max: text(stats.memoryPeakBytes ?? stats.memoryBytes) } },
     cpu_used: { current: text(stats.cpuUsedMs), unit_hint: 'msec' },

@@ -1,53 +1,104 @@
 /**
- * Starts a scheduled session: PREPARING, one sandbox per kernel on its agent (in parallel), then RUNNING. A
- * kernel that fails to start takes the session to ERROR with the agent's reason; batch sessions then run their
+ * Starts a scheduled session: its kernels are handed to their backend together (a cluster backend submits them
+ * as one job). When the backend says where they run (at once locally; when the job starts on a Slurm cluster),
+ * the session becomes PREPARING and the kernels move to those agents; when every runner answers, RUNNING. A
+ * kernel that fails to start takes the session to ERROR with the backend's reason; batch sessions then run their
  * startup command (./batch).
  */
 import type { App } from '../app';
+import type { Agent, KernelInfo } from '../agents/agent';
 import type { Kernel, Session } from '../db/schema';
+import { json } from '../db';
 import { buildKernelSpec } from './kernel-spec';
 import { publishKernelEvent, transitionKernel, transitionSession } from './transition';
-import { releaseKernelSlots } from './release';
+import { moveKernelToAgent, releaseKernelSlots } from './release';
 import { runBatch } from './batch';
 
-export async function launchSession(app: App, sessionId: string): Promise<void> {
-  const session = await transitionSession(app, sessionId, 'PREPARING');
+/** `resume`: a restarted manager takes over a launch the previous one began (a job may already be queued). */
+export async function launchSession(app: App, sessionId: string, options: { resume?: boolean } = {}): Promise<void> {
+  const session = await claimLaunch(app, sessionId, options.resume ?? false);
   if (!session) return;
   const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
-  const image = await app.db.selectFrom('images').selectAll().where('id', '=', session.image_id).executeTakeFirstOrThrow();
-  const results = await Promise.allSettled(kernels.map((kernel) => startKernel(app, session, kernel, kernels, image)));
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure) {
-    const message = failure.reason instanceof Error ? failure.reason.message : String(failure.reason);
-    app.log.warn({ sessionId, err: message }, 'session failed to start');
-    for (const kernel of kernels) {
-      const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
-      await agent?.destroyKernel(kernel.id).catch(() => undefined);
-      await transitionKernel(app, kernel.id, 'ERROR', { reason: 'failed-to-start', statusData: { error: { message } } });
-      await releaseKernelSlots(app, kernel.id);
-    }
-    await transitionSession(app, sessionId, 'ERROR', { reason: 'failed-to-start', statusData: { error: { name: 'KernelCreationFailed', message } } });
-    app.triggerScheduler();
+  try {
+    const infos = await startKernels(app, session, kernels);
+    for (const info of infos) await recordStartedKernel(app, info);
+    // Their exits are ignored until they are RUNNING (./kernel-exits): one that died before that fails the launch.
+    const dead = infos.find((info) => !app.agents.get(info.agentId)?.isAlive(info.kernelId));
+    if (dead) throw new Error('the kernel exited right after starting');
+  } catch (err) {
+    await failLaunch(app, sessionId, err);
     return;
   }
   const running = await transitionSession(app, sessionId, 'RUNNING');
   if (!running) {
     // Destroyed while its kernels were starting: whatever started late must not outlive it.
-    for (const kernel of kernels) await app.agents.get(kernel.agent_id ?? '')?.destroyKernel(kernel.id).catch(() => undefined);
+    await destroyKernels(app, sessionId);
     return;
   }
   if (running.session_type === 'batch' || running.session_type === 'system') void runBatch(app, running);
 }
 
-async function startKernel(app: App, session: Session, kernel: Kernel, peers: Kernel[], image: Parameters<typeof buildKernelSpec>[4]): Promise<void> {
-  const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
-  if (!agent) throw new Error(`agent ${kernel.agent_id ?? '(none)'} is not connected to this manager`);
-  const preparing = await transitionKernel(app, kernel.id, 'PREPARING');
-  if (preparing) await publishKernelEvent(app, preparing, 'kernel_creating', '', null);
-  const spec = await buildKernelSpec(app, session, kernel, peers, image);
-  const info = await agent.createKernel(spec);
-  await app.db.updateTable('kernels').set({ container_id: String(info.pid) }).where('id', '=', kernel.id).execute();
-  await transitionKernel(app, kernel.id, 'RUNNING');
-  // Its exit is ignored until it is RUNNING (./kernel-exits): one that died before that fails the launch.
-  if (!agent.isAlive(kernel.id)) throw new Error('the kernel exited right after starting');
+/** Exactly one launch per session, across concurrent triggers and manager processes: a conditional update. */
+function claimLaunch(app: App, sessionId: string, resume: boolean): Promise<Session | undefined> {
+  let query = app.db
+    .updateTable('sessions')
+    .set({ launch_claimed_at: new Date() })
+    .where('id', '=', sessionId)
+    .where('status', '=', 'SCHEDULED');
+  if (!resume) query = query.where('launch_claimed_at', 'is', null);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** One call per backend instance with that backend's kernels (a session's kernels share one scaling group). */
+async function startKernels(app: App, session: Session, kernels: Kernel[]): Promise<KernelInfo[]> {
+  const image = await app.db.selectFrom('images').selectAll().where('id', '=', session.image_id).executeTakeFirstOrThrow();
+  const byAgent = new Map<Agent, Kernel[]>();
+  for (const kernel of kernels) {
+    const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+    if (!agent) throw new Error(`agent ${kernel.agent_id ?? '(none)'} is not connected to this manager`);
+    byAgent.set(agent, [...(byAgent.get(agent) ?? []), kernel]);
+  }
+  let preparing = false;
+  const placed = async (placement: Map<string, string>) => {
+    for (const [kernelId, agentId] of placement) await moveKernelToAgent(app, kernelId, agentId);
+    if (!preparing) preparing = Boolean(await transitionSession(app, session.id, 'PREPARING'));
+    for (const kernelId of placement.keys()) {
+      const kernel = await transitionKernel(app, kernelId, 'PREPARING');
+      if (kernel) await publishKernelEvent(app, kernel, 'kernel_creating', '', null);
+    }
+  };
+  const results = await Promise.all(
+    [...byAgent].map(async ([agent, own]) => {
+      const specs = await Promise.all(own.map((kernel) => buildKernelSpec(app, session, kernel, kernels, image)));
+      return agent.createKernels(specs, { placed });
+    }),
+  );
+  return results.flat();
+}
+
+async function recordStartedKernel(app: App, info: KernelInfo): Promise<void> {
+  await app.db
+    .updateTable('kernels')
+    .set({ container_id: info.containerId, channel: json(info.endpoint) })
+    .where('id', '=', info.kernelId)
+    .execute();
+  await transitionKernel(app, info.kernelId, 'RUNNING');
+}
+
+async function failLaunch(app: App, sessionId: string, err: unknown): Promise<void> {
+  const message = err instanceof Error ? err.message : String(err);
+  app.log.warn({ sessionId, err: message }, 'session failed to start');
+  await destroyKernels(app, sessionId);
+  const kernels = await app.db.selectFrom('kernels').select('id').where('session_id', '=', sessionId).execute();
+  for (const kernel of kernels) {
+    await transitionKernel(app, kernel.id, 'ERROR', { reason: 'failed-to-start', statusData: { error: { message } } });
+    await releaseKernelSlots(app, kernel.id);
+  }
+  await transitionSession(app, sessionId, 'ERROR', { reason: 'failed-to-start', statusData: { error: { name: 'KernelCreationFailed', message } } });
+  app.triggerScheduler();
+}
+
+async function destroyKernels(app: App, sessionId: string): Promise<void> {
+  const kernels = await app.db.selectFrom('kernels').select(['id', 'agent_id']).where('session_id', '=', sessionId).execute();
+  for (const kernel of kernels) await app.agents.get(kernel.agent_id ?? '')?.destroyKernel(kernel.id).catch(() => undefined);
 }

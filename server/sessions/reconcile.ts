@@ -5,6 +5,7 @@
  * command they were running.
  */
 import type { App } from '../app';
+import { isKernelEndpoint } from '../agents/channel/endpoint';
 import { runBatch } from './batch';
 import { launchSession } from './launch';
 import { terminateSession } from './terminate';
@@ -16,15 +17,15 @@ export async function reconcileSessions(app: App): Promise<void> {
   const sessions = await app.db.selectFrom('sessions').selectAll().where('status', 'in', [...HOLDING_A_SANDBOX, 'SCHEDULED']).execute();
   for (const session of sessions) {
     if (session.status === 'SCHEDULED') {
-      void launchSession(app, session.id);
+      void launchSession(app, session.id, { resume: true });
       continue;
     }
     const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).execute();
     let lost = false;
     for (const kernel of kernels) {
       const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
-      const pid = Number(kernel.container_id);
-      const alive = agent && Number.isInteger(pid) && pid > 0 ? await agent.adoptKernel(kernel.id, pid) : false;
+      const endpoint = isKernelEndpoint(kernel.channel) ? kernel.channel : null;
+      const alive = agent && kernel.container_id ? await agent.adoptKernel(kernel.id, kernel.container_id, endpoint) : false;
       if (!alive && !['TERMINATED', 'CANCELLED', 'ERROR'].includes(kernel.status)) {
         lost = true;
         await transitionKernel(app, kernel.id, 'TERMINATED', { reason: 'container-not-found' });

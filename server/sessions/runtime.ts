@@ -23,7 +23,7 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
   const agent = new LocalAgent({
     id: localAgentId,
     dataDir: app.settings.dataDir,
-    runnerPath: path.join(app.settings.homeDir, 'server/agents/local/kernel_runner.py'),
+    runnerPath: path.join(app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py'),
     kernelUid: app.settings.kernelUid,
   });
   app.agents.set(agent.id, agent);

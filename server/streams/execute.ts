@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { mainKernel, mergeConsole, type ConsoleItem } from '../sessions/execute';
-import type { RunnerEvent } from '../agents/local/runner-client';
+import type { RunnerEvent } from '../agents/channel/connection';
 
 export const WS_FLUSH_MS = 200;
 
@@ -67,7 +67,7 @@ export function serveExecute(app: App, session: Session, ws: WebSocket): void {
     }
   });
 
-  function pump(connection: import('../agents/local/runner-client').RunnerConnection) {
+  function pump(connection: import('../agents/channel/connection').RunnerConnection) {
     let items: ConsoleItem[] = [];
     const flush = (status: string, exitCode: number | null = null, options: object | null = null) => {
       if (ws.readyState !== ws.OPEN) return;

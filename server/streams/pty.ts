@@ -9,7 +9,7 @@ import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { mainKernel } from '../sessions/execute';
 import { restartSession } from '../sessions/restart';
-import type { RunnerConnection, RunnerEvent } from '../agents/local/runner-client';
+import type { RunnerConnection, RunnerEvent } from '../agents/channel/connection';
 
 const frame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stdin'), chars: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/) }),

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { mkdirInside, writeFileInside } from '../../server/agents/local/scratch-files';
+import { mkdirInside, writeFileInside } from '../../server/agents/sandbox/scratch-files';
 
 let root: string;
 let outside: string;

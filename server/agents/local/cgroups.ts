@@ -5,31 +5,15 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { KernelLimits, KernelStats } from '../agent';
 
 export type CgroupMode = 'v2' | 'v1' | 'none';
-
-export interface KernelLimits {
-  memoryBytes?: number;
-  cpus?: number;
-  pids?: number;
-}
-
-export interface CgroupStats {
-  memoryBytes: number | null;
-  /** The most memory the kernel held at once (usage reports bill this as mem_used). */
-  memoryPeakBytes: number | null;
-  cpuUsedMs: number | null;
-  pids: number | null;
-  /** Block I/O, where the io (v2) or blkio (v1) controller accounts it; null otherwise. */
-  ioReadBytes: number | null;
-  ioWriteBytes: number | null;
-}
 
 const ROOT = '/sys/fs/cgroup';
 const V1_CONTROLLERS = ['memory', 'cpu', 'cpuacct', 'pids', 'blkio'] as const;
 
 /** Sums the byte counters of every device in an io.stat / blkio file; nulls when the file is not there. */
-function sumIo(text: string | null, readPattern: RegExp, writePattern: RegExp): Pick<CgroupStats, 'ioReadBytes' | 'ioWriteBytes'> {
+function sumIo(text: string | null, readPattern: RegExp, writePattern: RegExp): Pick<KernelStats, 'ioReadBytes' | 'ioWriteBytes'> {
   if (text === null) return { ioReadBytes: null, ioWriteBytes: null };
   const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, m) => total + Number(m[1]), 0);
   return { ioReadBytes: sum(readPattern), ioWriteBytes: sum(writePattern) };
@@ -155,7 +139,7 @@ export class KernelCgroup {
     return false;
   }
 
-  stats(): CgroupStats {
+  stats(): KernelStats {
     if (this.mode === 'v2') {
       const dir = path.join(ROOT, 'berth', this.kernelId);
       const usec = /usage_usec (\d+)/.exec(read(path.join(dir, 'cpu.stat')) ?? '');

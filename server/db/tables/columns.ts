@@ -3,6 +3,8 @@ import type { ColumnType } from 'kysely';
 
 /** A jsonb column: read as T, written as its JSON text (see json() in ../index). */
 export type Json<T> = ColumnType<T, string, string>;
+/** A nullable jsonb column, absent on insert. */
+export type OptionalJson<T> = ColumnType<T | null, string | null | undefined, string | null>;
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 export type Defaulted<T> = ColumnType<T, T | undefined, T>;
 /** A nullable timestamp column. */

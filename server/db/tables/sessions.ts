@@ -1,5 +1,5 @@
 /** Sessions, their kernels, templates, background tasks and in-session app routes. */
-import type { Json, Timestamp, Defaulted, Slots, OptionalTimestamp } from './columns';
+import type { Json, Timestamp, Defaulted, Slots, OptionalTimestamp, OptionalJson } from './columns';
 import type { ServicePort } from './images';
 
 export interface SessionMount {
@@ -41,6 +41,8 @@ export interface SessionTable {
   bootstrap_script: Defaulted<string | null>;
   callback_url: Defaulted<string | null>;
   starts_at: OptionalTimestamp;
+  /** Set by the one manager process that launches the session (sessions/launch.ts). */
+  launch_claimed_at: OptionalTimestamp;
   batch_timeout: Defaulted<number | null>;
   num_queries: Defaulted<number>;
   created_at: Timestamp;
@@ -66,6 +68,8 @@ export interface KernelTable {
   status_changed: Timestamp;
   occupied_slots: Json<Slots>;
   container_id: Defaulted<string | null>;
+  /** How a manager reaches the kernel's runner (agents/channel/endpoint), secret included; null until started. */
+  channel: OptionalJson<Record<string, unknown>>;
   service_ports: Json<KernelServicePort[]>;
   exit_code: Defaulted<number | null>;
   last_stat: Json<Record<string, unknown> | null>;
@@ -104,6 +108,8 @@ export interface AppRouteTable {
   kernel_id: string;
   app: string;
   protocol: Defaulted<string>;
+  /** Where the app listens: the kernel's node as the app proxy reaches it. */
+  host: Defaulted<string>;
   host_port: number;
   user_uuid: string;
   created_at: Timestamp;

@@ -1,6 +1,7 @@
 /**
- * Talks to a kernel runner over its Unix socket: one connection per operation, JSON lines both ways
- * (see kernel_runner.py). Sockets survive the manager, so a restarted manager simply connects again.
+ * One operation on a kernel runner (see ../sandbox/kernel_runner.py): JSON lines both ways over one socket (a Unix
+ * socket, or TLS to a kernel on another node; ./connect opens either). Runners outlive the manager, so a restarted
+ * manager simply connects again.
  */
 import net from 'node:net';
 import { EventEmitter } from 'node:events';
@@ -54,7 +55,6 @@ export class RunnerConnection extends EventEmitter {
     if (!this.closed) this.socket.resume();
   }
 
-  /** Resolves with the first event matching `predicate` (or rejects when the connection closes first). */
   /** Waits for the first event matching `predicate`; `timeoutMs` may be Infinity. */
   waitFor(predicate: (e: RunnerEvent) => boolean, timeoutMs = 30_000): Promise<RunnerEvent> {
     return new Promise((resolve, reject) => {
@@ -71,37 +71,5 @@ export class RunnerConnection extends EventEmitter {
       this.on('event', onEvent);
       this.on('close', onClose);
     });
-  }
-}
-
-export function connectRunner(socketPath: string, request: object, timeoutMs = 5_000): Promise<RunnerConnection> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(socketPath);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error('timed out connecting to the kernel runner'));
-    }, timeoutMs);
-    socket.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      const connection = new RunnerConnection(socket);
-      connection.send(request);
-      resolve(connection);
-    });
-  });
-}
-
-/** A request with a single answer event. */
-export async function askRunner(socketPath: string, request: object, answer: string, timeoutMs = 10_000): Promise<RunnerEvent> {
-  const connection = await connectRunner(socketPath, request);
-  try {
-    const event = await connection.waitFor((e) => e.t === answer || e.t === 'error', timeoutMs);
-    if (event.t === 'error') throw new Error(event.msg ?? 'kernel runner error');
-    return event;
-  } finally {
-    connection.close();
   }
 }

@@ -1,0 +1,54 @@
+/**
+ * Opens one operation on a kernel runner, over a Unix socket or over TLS. For TLS the peer must present the
+ * kernel's own certificate (pinned by its SHA-256 fingerprint: no certificate authority is involved), and the
+ * first line sent is the kernel's secret, which the node-side launcher checks before it lets anything through.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import { RunnerConnection, type RunnerEvent } from './connection';
+import type { KernelEndpoint } from './endpoint';
+
+function open(endpoint: KernelEndpoint): { socket: net.Socket; ready: string } {
+  if (endpoint.kind === 'unix') return { socket: net.connect(endpoint.path), ready: 'connect' };
+  // The certificate is checked below against the pinned fingerprint, not against a CA or a host name.
+  const socket = tls.connect({ host: endpoint.host, port: endpoint.port, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+  return { socket, ready: 'secureConnect' };
+}
+
+export function connectRunner(endpoint: KernelEndpoint, request: object, timeoutMs = 5_000): Promise<RunnerConnection> {
+  return new Promise((resolve, reject) => {
+    const { socket, ready } = open(endpoint);
+    socket.setNoDelay(true);
+    const timer = setTimeout(() => fail(new Error('timed out connecting to the kernel runner')), timeoutMs);
+    function fail(err: Error) {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(err);
+    }
+    socket.once('error', fail);
+    socket.once(ready, () => {
+      if (endpoint.kind === 'tls') {
+        const presented = (socket as tls.TLSSocket).getPeerCertificate().fingerprint256;
+        if (presented !== endpoint.fingerprint256) return fail(new Error('the kernel presented a certificate that is not its own'));
+      }
+      clearTimeout(timer);
+      socket.off('error', fail);
+      const connection = new RunnerConnection(socket);
+      if (endpoint.kind === 'tls') connection.send({ auth: endpoint.secret });
+      connection.send(request);
+      resolve(connection);
+    });
+  });
+}
+
+/** A request with a single answer event. */
+export async function askRunner(endpoint: KernelEndpoint, request: object, answer: string, timeoutMs = 10_000): Promise<RunnerEvent> {
+  const connection = await connectRunner(endpoint, request);
+  try {
+    const event = await connection.waitFor((e) => e.t === answer || e.t === 'error', timeoutMs);
+    if (event.t === 'error') throw new Error(event.msg ?? 'kernel runner error');
+    return event;
+  } finally {
+    connection.close();
+  }
+}
