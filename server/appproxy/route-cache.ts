@@ -1,6 +1,10 @@
-/** App routes by id, cached briefly: the proxy looks one up on every request and must notice removed routes. */
+/**
+ * App routes by id, cached briefly: the proxy looks one up on every request and must notice removed routes. A route
+ * whose host is not this machine or a live agent's address is treated as absent.
+ */
 import type { App } from '../app';
 import type { AppRoute } from '../db/schema';
+import { isAppHost } from '../apps/app-hosts';
 
 const TTL_MS = 2_000;
 
@@ -19,7 +23,8 @@ export class RouteCache {
     const cached = this.peek(routeId);
     if (cached !== undefined) return cached;
     const now = Date.now();
-    const route = (await this.app.db.selectFrom('app_routes').selectAll().where('id', '=', routeId).executeTakeFirst()) ?? null;
+    const row = (await this.app.db.selectFrom('app_routes').selectAll().where('id', '=', routeId).executeTakeFirst()) ?? null;
+    const route = row && (await isAppHost(this.app, row.host)) ? row : null;
     if (this.entries.size > 10_000) this.entries.clear();
     this.entries.set(routeId, { route, expires: now + TTL_MS });
     return route;

@@ -10,6 +10,7 @@ import { json } from '../db';
 import { Problem, badRequest, notFound } from '../http/problem';
 import { mainKernel } from '../sessions/execute';
 import { allocatePort, waitForPort } from './ports';
+import { THIS_MACHINE } from './app-hosts';
 import { sessionApps } from './session-apps';
 
 const START_TIMEOUT_MS = 60_000;
@@ -50,7 +51,7 @@ export async function ensureApp(app: App, session: Session, appName: string, use
   if (definition.protocol === 'preopen') {
     // The user's own server on that port (the sandbox shares the host's network): route to it, start nothing.
     const port = options.port ?? definition.ports[0];
-    const host = app.agents.get(kernel.agent_id ?? '')?.appHost(kernel.id) ?? '127.0.0.1';
+    const host = app.agents.get(kernel.agent_id ?? '')?.appHost(kernel.id) ?? THIS_MACHINE;
     return app.db
       .insertInto('app_routes')
       .values({ id: randomBytes(12).toString('hex'), session_id: session.id, kernel_id: kernel.id, app: appName, protocol: 'http', host, host_port: port, user_uuid: userId })

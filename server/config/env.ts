@@ -28,6 +28,19 @@ export interface BerthSettings {
   appDomain?: string;
   /** How often the model-service scaler runs (BERTH_SERVICE_SCALE_INTERVAL, seconds; default 10). */
   serviceScaleIntervalMs: number;
+  /** The Slurm backend (BERTH_SLURM_*); null when BERTH_SLURM_CONF is unset. */
+  slurm: SlurmSettings | null;
+}
+
+export interface SlurmSettings {
+  /** slurm.conf of the cluster (Slurm's commands must be on PATH). */
+  conf: string;
+  /** The partition whose nodes are agents; null: the cluster's default partition. */
+  partition: string | null;
+  /** Sessions whose config.scaling_group is this run on Slurm. */
+  scalingGroup: string;
+  /** `project`: each session's project is its Slurm account; another value: that account; null: none. */
+  account: string | null;
 }
 
 function port(value: string | undefined, fallback: number): number {
@@ -76,5 +89,13 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSetting
     appProxyUrl: env.BERTH_APP_PROXY_URL || undefined,
     appDomain: env.BERTH_APP_DOMAIN || undefined,
     serviceScaleIntervalMs: seconds(env.BERTH_SERVICE_SCALE_INTERVAL, 10) * 1000,
+    slurm: env.BERTH_SLURM_CONF
+      ? {
+          conf: path.resolve(env.BERTH_SLURM_CONF),
+          partition: env.BERTH_SLURM_PARTITION || null,
+          scalingGroup: env.BERTH_SLURM_SCALING_GROUP || 'slurm',
+          account: env.BERTH_SLURM_ACCOUNT || null,
+        }
+      : null,
   };
 }

@@ -5,6 +5,7 @@
  * `traffic_ratio`.
  */
 import type { App } from '../app';
+import { isAppHost, THIS_MACHINE } from '../apps/app-hosts';
 
 const TTL_MS = 2_000;
 
@@ -48,11 +49,13 @@ export class ServiceRouteTable {
         .where('routings.endpoint_id', '=', endpointId)
         .where('routings.status', '=', 'healthy')
         .where('routings.host_port', 'is not', null)
-        .execute();
+        .execute()
+        .then((found) => Promise.all(found.map(async (r) => ((await isAppHost(this.app, r.host ?? THIS_MACHINE)) ? r : null))))
+        .then((found) => found.filter((r) => r !== null));
       table = {
         endpointId,
         openToPublic: endpoint.open_to_public,
-        routes: rows.map((r) => ({ route_id: r.id, session_id: r.session_id ?? '', kernel_host: r.host ?? '127.0.0.1', kernel_port: r.host_port!, traffic_ratio: Number(r.traffic_ratio) })),
+        routes: rows.map((r) => ({ route_id: r.id, session_id: r.session_id ?? '', kernel_host: r.host ?? THIS_MACHINE, kernel_port: r.host_port!, traffic_ratio: Number(r.traffic_ratio) })),
       };
     }
     if (this.entries.size > 10_000) this.entries.clear();

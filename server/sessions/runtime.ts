@@ -4,7 +4,10 @@
  */
 import path from 'node:path';
 import type { App } from '../app';
+import type { KernelExit } from '../agents/agent';
 import { LocalAgent } from '../agents/local/local-agent';
+import { startSlurmBackend } from '../agents/slurm/register';
+import { BERTH_VERSION } from '../version';
 import { seedImages } from '../images/catalog';
 import { SessionScheduler } from './scheduler/run';
 import { launchSession } from './launch';
@@ -20,17 +23,16 @@ export interface SessionRuntime {
 
 export async function startSessionRuntime(app: App, localAgentId: string): Promise<SessionRuntime> {
   await seedImages(app);
-  const agent = new LocalAgent({
-    id: localAgentId,
-    dataDir: app.settings.dataDir,
-    runnerPath: path.join(app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py'),
-    kernelUid: app.settings.kernelUid,
-  });
+  const runnerPath = path.join(app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py');
+  const agent = new LocalAgent({ id: localAgentId, dataDir: app.settings.dataDir, runnerPath, kernelUid: app.settings.kernelUid });
   app.agents.set(agent.id, agent);
   app.log.info({ agent: agent.id, limits: agent.limitsReport }, 'local agent ready');
-  agent.onKernelExit((exit) => {
+  const onExit = (exit: KernelExit) => {
     handleKernelExit(app, exit).catch((err) => app.log.error({ err, kernelId: exit.kernelId }, 'kernel exit handling failed'));
-  });
+  };
+  agent.onKernelExit(onExit);
+  const slurm = app.settings.slurm ? await startSlurmBackend(app, app.settings.slurm, runnerPath, BERTH_VERSION) : null;
+  slurm?.agent.onKernelExit(onExit);
   const scheduler = new SessionScheduler(app, (ids) => {
     for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
   });
@@ -54,7 +56,8 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
     async stop() {
       scheduler.stop();
       for (const s of agentServices(app).values()) if (s.running) await s.stop().catch(() => undefined);
-      for (const a of app.agents.values()) await a.close();
+      await slurm?.stop();
+      for (const a of new Set(app.agents.values())) await a.close();
     },
   };
 }
