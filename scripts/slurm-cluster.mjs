@@ -68,12 +68,13 @@ async function bringUp(layout, { cpusPerNode, memPerNodeMb }) {
 
   layout.pids.slurmctld = daemon('slurmctld', ['-D', '-i', '-f', conf], path.join(dir, 'log', 'slurmctld.out')).pid;
   await waitFor(() => scontrolOk(env), READY_TIMEOUT_MS, () => `slurmctld did not answer:\n${tail(path.join(dir, 'log', 'slurmctld.log'))}`);
-  const startNode = (name) => {
-    layout.pids[`slurmd-${name}`] = startSlurmd(conf, dir, name).pid;
-  };
-  for (const { name } of nodeList) startNode(name);
+  for (const { name } of nodeList) layout.pids[`slurmd-${name}`] = startSlurmd(conf, name).pid;
   await waitForNodes(env, dir, names, (state) => state === 'IDLE');
 
+  const known = (name) => {
+    if (!names.includes(name)) throw new Error(`no node ${name}`);
+    return name;
+  };
   return {
     conf,
     partition: PARTITION,
@@ -81,19 +82,30 @@ async function bringUp(layout, { cpusPerNode, memPerNodeMb }) {
     bridgeAddr: BRIDGE_ADDR,
     env,
     dir,
-    /** Simulates a node crash: SIGKILL its slurmd and every process in its network namespace (its jobs). */
-    killNode(name) {
-      if (!names.includes(name)) throw new Error(`no node ${name}`);
-      killNamespace(netnsOf(name));
-    },
-    /** Starts a killed node's slurmd again and waits until Slurm has it back (ReturnToService=2). */
-    async startNode(name) {
-      if (!names.includes(name)) throw new Error(`no node ${name}`);
-      startNode(name);
-      await waitForNodes(env, dir, [name], (state) => !/DOWN|NOT_RESPONDING|\*|UNKNOWN/.test(state));
-    },
+    killNode: (name) => killSlurmNode(known(name)),
+    startNode: (name) => startSlurmNode(conf, known(name)),
     stop: () => tearDown(layout),
   };
+}
+
+/**
+ * Simulates a node crash: SIGKILLs the node's slurmd and every process in its network namespace (its jobs). Works
+ * from any process (a test runs in another process than the one that started the cluster).
+ */
+export function killSlurmNode(name) {
+  killNamespace(netnsOf(name));
+}
+
+/** Starts a killed node's slurmd again and waits until Slurm has it back in service (ReturnToService=2). */
+export async function startSlurmNode(conf, name) {
+  if (!existsSync(path.join(NETNS_DIR, netnsOf(name)))) throw new Error(`no node ${name}`);
+  startSlurmd(conf, name);
+  await waitForNodes({ SLURM_CONF: conf }, path.dirname(conf), [name], (state) => !/DOWN|NOT_RESPONDING|\*|UNKNOWN|DRAIN|FAIL/.test(state));
+}
+
+/** The environment the Slurm tests read: the cluster's slurm.conf and its nodes as JSON ([{ name, addr }]). */
+export function slurmTestEnv(cluster) {
+  return { BERTH_TEST_SLURM_CONF: cluster.conf, BERTH_TEST_SLURM_NODES: JSON.stringify(cluster.nodes) };
 }
 
 function slurmConf({ dir, names, cpusPerNode, memPerNodeMb, ctldPort, slurmdPort, mungeSocket }) {
@@ -158,11 +170,11 @@ function startMunge(dir) {
 // slurmd runs in the node's network namespace and in a UTS namespace of its own, so `hostname` in a job says the
 // node's name. nsenter, not `ip netns exec` (which remounts /sys, and slurmd then finds no cgroup file system).
 // The shell only sets the hostname; every value is an argument, nothing is interpolated into its script.
-function startSlurmd(conf, dir, name) {
+function startSlurmd(conf, name) {
   return daemon('nsenter', [
     `--net=${path.join(NETNS_DIR, netnsOf(name))}`, 'unshare', '--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh',
     name, 'slurmd', '-D', '-N', name, '-f', conf,
-  ], path.join(dir, 'log', `slurmd-${name}.out`));
+  ], path.join(path.dirname(conf), 'log', `slurmd-${name}.out`));
 }
 
 /** A daemon in the foreground, in its own process group (a Ctrl-C at the terminal reaches only us; stop() stops it). */
@@ -170,7 +182,7 @@ function daemon(command, args, outFile) {
   const out = openSync(outFile, 'a');
   try {
     const child = spawn(command, args, { detached: true, stdio: ['ignore', out, out] });
-    child.on('error', () => {});
+    child.on('error', (err) => (child.spawnError = err));
     child.unref();
     return child;
   } finally {
@@ -219,7 +231,7 @@ async function scontrolOk(env) {
 
 async function waitForSocket(socket, child, what, log) {
   await waitFor(() => existsSync(socket) || child.exitCode !== null, 10_000, () => `${what} did not start:\n${tail(log)}`);
-  if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${tail(log)}`);
+  if (child.exitCode !== null) throw new Error(`${what} ${child.spawnError?.message ?? `exited with ${child.exitCode}`}:\n${tail(log)}`);
 }
 
 async function waitFor(check, timeoutMs, describe) {
@@ -361,6 +373,7 @@ async function acquireLock() {
     }
     // Left by a run that crashed: clean up what it recorded.
     await tearDown({ dir: held.dir, ownDir: held.ownDir, names: held.names ?? [], pids: held.pids ?? {} });
+    rmSync(LOCK, { force: true });
     break;
   }
   // Namespaces or a bridge of the same names with no lock (a crash before the lock was written, or older code).
@@ -422,20 +435,23 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     console.error('usage: node scripts/slurm-cluster.mjs start');
     process.exit(2);
   }
+  // A signal while starting stops the cluster once it is up (start cleans up after itself if it fails).
+  let stopRequested = false;
+  let stop = () => (stopRequested = true);
+  process.on('SIGINT', () => stop());
+  process.on('SIGTERM', () => stop());
   const started = Date.now();
   const cluster = await startSlurmCluster();
   console.log(`Slurm cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s (${cluster.nodes.map((n) => `${n.name} ${n.addr}`).join(', ')}); Ctrl-C stops it.`);
   console.log(`export SLURM_CONF=${cluster.conf}`);
-  console.log(`export BERTH_TEST_SLURM_CONF=${cluster.conf}`);
-  console.log(`export BERTH_TEST_SLURM_NODES='${JSON.stringify(cluster.nodes)}'`);
+  for (const [key, value] of Object.entries(slurmTestEnv(cluster))) console.log(`export ${key}='${value}'`);
   let stopping = false;
-  const stop = async () => {
+  stop = async () => {
     if (stopping) return;
     stopping = true;
     await cluster.stop();
     process.exit(0);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  if (stopRequested) await stop();
   setInterval(() => {}, 1 << 30);
 }
