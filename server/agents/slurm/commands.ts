@@ -57,10 +57,11 @@ const SIGNAL = /^(?:[A-Z][A-Z0-9]*|\d+)$/;
 const TIMEOUT_MS = 20_000;
 
 export class SlurmCommands {
-  private readonly env: Record<string, string>;
+  private readonly env: NodeJS.ProcessEnv;
 
   constructor(private readonly options: { conf: string; timeoutMs?: number }) {
-    this.env = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', SLURM_CONF: options.conf, LANG: 'C', LC_ALL: 'C' };
+    const clean: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', SLURM_CONF: options.conf, LANG: 'C', LC_ALL: 'C' };
+    this.env = clean as NodeJS.ProcessEnv; // (Next's typings make NODE_ENV a required key)
   }
 
   /** Every node (of one partition when given), and the lines that could not be read. */
