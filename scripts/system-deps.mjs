@@ -12,10 +12,15 @@ export const PACKAGES = {
     { pkg: 'python3-ipykernel', check: '/usr/lib/python3/dist-packages/ipykernel' },
     { pkg: 'procps', check: 'pkill' },
   ],
-  // The test command: a real PostgreSQL server and a real browser.
+  // The test command: a real PostgreSQL server, a real browser, and a real Slurm cluster (slurmctld, slurmd and
+  // munge, with nodes in network namespaces made by iproute2).
   test: [
     { pkg: 'postgresql', check: '/usr/lib/postgresql' },
     { pkg: 'chromium', check: 'chromium' },
+    { pkg: 'slurm-wlm', check: '/usr/sbin/slurmctld' },
+    { pkg: 'slurm-wlm', check: '/usr/sbin/slurmd' },
+    { pkg: 'munge', check: '/usr/sbin/munged' },
+    { pkg: 'iproute2', check: '/usr/sbin/ip' },
   ],
 };
 

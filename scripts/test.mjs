@@ -1,6 +1,7 @@
 // `npm test`: every test, as CI runs it. Installs the Debian packages tests need (as root), type-checks, starts a
-// throwaway PostgreSQL, builds the app for the browser tests, then runs the unit tests and the integration tests
-// on both databases (PGlite and PostgreSQL) and the browser tests, and prints one closing line.
+// throwaway PostgreSQL (and, as root, a throwaway Slurm cluster), builds the app for the browser tests, then runs the
+// unit tests, the integration tests on both databases (PGlite and PostgreSQL), the Slurm tests and the browser tests,
+// and prints one closing line.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensurePackages } from './system-deps.mjs';
 import { startPostgres } from './postgres.mjs';
+import { slurmTestEnv, startSlurmCluster } from './slurm-cluster.mjs';
 import { buildDashboard, buildServer } from './build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,17 +30,30 @@ buildDashboard();
 
 console.log('\n== tests');
 const pg = await startPostgres();
+// The Slurm cluster needs root (network namespaces, a bridge); without it the Slurm tests are left out.
+let slurm = null;
+if (process.getuid?.() === 0) {
+  const started = Date.now();
+  try {
+    slurm = await startSlurmCluster();
+  } catch (err) {
+    pg.stop();
+    throw err;
+  }
+  console.log(`Slurm test cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s (${slurm.nodes.map((n) => n.name).join(', ')})`);
+}
 const reportDir = mkdtempSync(path.join(tmpdir(), 'berth-report-'));
 const report = path.join(reportDir, 'vitest.json');
 let status = 1;
 try {
   const result = spawnSync(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: { ...process.env, BERTH_TEST_PG_URL: pg.url, BERTH_E2E: '1' },
+    env: { ...process.env, BERTH_TEST_PG_URL: pg.url, BERTH_E2E: '1', ...(slurm ? slurmTestEnv(slurm) : {}) },
   });
   status = result.status ?? 1;
 } finally {
   pg.stop();
+  await slurm?.stop();
 }
 try {
   const summary = JSON.parse(readFileSync(report, 'utf8'));
