@@ -62,8 +62,8 @@ export async function ensureApp(app: App, session: Session, appName: string, use
   const route = await launchApp(app, session, kernel, userId, {
     name: appName,
     protocol: definition.protocol === 'tcp' ? 'tcp' : 'http',
-    argv: (hostPort, basePath) => {
-      const argv = definition.argv!.map((part) => part.replaceAll('{port}', String(hostPort)).replaceAll('{base_url}', basePath));
+    argv: (hostPort, basePath, host) => {
+      const argv = definition.argv!.map((part) => part.replaceAll('{port}', String(hostPort)).replaceAll('{base_url}', basePath).replaceAll('{host}', host));
       for (const [name, value] of Object.entries(options.arguments ?? {})) {
         if (value === null) argv.push(name);
         else for (const v of Array.isArray(value) ? value : [value]) argv.push(name, v);
@@ -82,8 +82,8 @@ export async function ensureApp(app: App, session: Session, appName: string, use
 export interface AppLaunch {
   name: string;
   protocol: 'http' | 'tcp';
-  /** The command line, given the host port the app must listen on and its base path on the app proxy. */
-  argv: (hostPort: number, basePath: string) => string[];
+  /** The command line, given the address and port the app must listen on and its base path on the app proxy. */
+  argv: (hostPort: number, basePath: string, host: string) => string[];
   env: (hostPort: number) => Record<string, string>;
   /** Wait this long for the app to listen (0: return once it is started). */
   waitMs: number;
@@ -106,7 +106,9 @@ export async function launchApp(app: App, session: Pick<Session, 'id'>, kernel: 
     .returningAll()
     .executeTakeFirstOrThrow();
   try {
-    await agent.startApp(kernel.id, { name: launch.name, argv: launch.argv(hostPort, appBasePath(routeId)), env: launch.env(hostPort) });
+    // Apps listen where the app proxy reaches them: $BERTH_APP_HOST (this machine's loopback, or the kernel's node).
+    const env = { ...launch.env(hostPort), BERTH_APP_HOST: host };
+    await agent.startApp(kernel.id, { name: launch.name, argv: launch.argv(hostPort, appBasePath(routeId), host), env });
     if (launch.waitMs > 0) await waitForPort(host, hostPort, launch.waitMs, () => agent.isAlive(kernel.id));
   } catch (err) {
     await app.db.deleteFrom('app_routes').where('id', '=', routeId).execute();

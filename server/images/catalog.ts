@@ -13,7 +13,7 @@ import { Problem } from '../http/problem';
 const MiB = 1024 * 1024;
 
 export const JUPYTER_ARGV = [
-  '/usr/bin/python3', '-m', 'notebook', '--no-browser', '--ip=127.0.0.1', '--port={port}',
+  '/usr/bin/python3', '-m', 'notebook', '--no-browser', '--ip={host}', '--port={port}',
   '--NotebookApp.base_url={base_url}', '--NotebookApp.token=', '--NotebookApp.password=',
   '--NotebookApp.allow_origin=*', '--NotebookApp.allow_remote_access=True', '--notebook-dir=/home/work',
 ];
@@ -64,7 +64,7 @@ server.on('upgrade', (req, socket) => {
     }
   });
 });
-server.listen(Number(port), '127.0.0.1');
+server.listen(Number(port), process.env.BERTH_APP_HOST || '127.0.0.1');
 `;
 
 interface BuiltinImage {

@@ -36,8 +36,10 @@ async function create(user: TestUser, body: Record<string, unknown>) {
   return user.client.call('POST', '/session', { body: { name: unique(), image: 'python', group: 'default', ...body, config } });
 }
 
-async function run(user: TestUser, name: string, code: string, mode = 'query') {
-  let result = (await user.client.call('POST', `/session/${name}`, { body: { mode, runId: null, code } })).result;
+/** `query`: code for the interpreter; `batch`: a shell command. */
+async function run(user: TestUser, name: string, code: string, mode: 'query' | 'batch' = 'query') {
+  const body = mode === 'query' ? { mode, runId: null, code } : { mode, runId: null, code: '', options: { exec: code } };
+  let result = (await user.client.call('POST', `/session/${name}`, { body })).result;
   const console: [string, string][] = [...result.console];
   while (result.status === 'continued') {
     result = (await user.client.call('POST', `/session/${name}`, { body: { mode: 'continue', runId: result.runId, code: '' } })).result;
@@ -251,6 +253,6 @@ describe('a lost node', () => {
     } finally {
       await cluster.startNode(node);
     }
-    await alice.client.call('DELETE', `/session/${created.sessionId}`);
+    await alice.client.call('DELETE', `/session/${created.sessionId}?forced=true`);
   }, 150_000);
 });

@@ -4,6 +4,8 @@
  * fingerprint (./endpoint); the key and certificate go to the launcher in a root-only file it deletes once read.
  */
 import { randomBytes, webcrypto, X509Certificate } from 'node:crypto';
+// @peculiar/x509 resolves its parts through tsyringe, which needs the Reflect metadata polyfill loaded first.
+import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Berth's `ttyd` app (CONTRACT §11.4): a web terminal every session offers, speaking ttyd's WebSocket protocol.
 
-Started on demand by the kernel runner as `web_terminal.py <port> <base_url>`; it listens on 127.0.0.1 and the
+Started on demand by the kernel runner as `web_terminal.py <port> <base_url>`; it listens on $BERTH_APP_HOST (127.0.0.1, or the node's address on a cluster) and the
 app proxy serves it under <base_url>. `GET <base>` is the terminal page, `GET <base>token` answers
 {"token": ""} and `<base>ws` is the WebSocket (subprotocol `tty`): the client's first text frame is
 {"AuthToken", "columns", "rows"}; then client messages start with '0' (input) or '1' (resize, JSON
@@ -237,4 +237,4 @@ class Handler(BaseHTTPRequestHandler):
 
 if __name__ == '__main__':
     ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer(('127.0.0.1', PORT), Handler).serve_forever()
+    ThreadingHTTPServer((os.environ.get('BERTH_APP_HOST', '127.0.0.1'), PORT), Handler).serve_forever()

@@ -109,6 +109,10 @@ def start_sandbox(kernel):
     if kernel.get('uid') is not None:
         os.chown(kernel['runDir'], kernel['uid'], kernel['uid'])
     read_end, write_end = os.pipe()
+    if read_end == 3:  # fd 3 must become the write end: keep the read end elsewhere
+        moved = os.dup(read_end)
+        os.close(read_end)
+        read_end = moved
     if write_end != 3:
         os.dup2(write_end, 3)
         os.close(write_end)
@@ -143,7 +147,7 @@ def tls_context(kernel):
     fd, path = tempfile.mkstemp(prefix='berth-channel-')
     try:
         with os.fdopen(fd, 'w') as f:
-            f.write(kernel['cert'] + kernel['key'])
+            f.write(kernel['cert'].strip() + '\n' + kernel['key'].strip() + '\n')
         context.load_cert_chain(path)
     finally:
         os.unlink(path)

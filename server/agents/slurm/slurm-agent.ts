@@ -212,7 +212,10 @@ export class SlurmAgent extends RunnerAgent implements Agent {
       if (Date.now() - lastCheck >= POLL_MS || ready.size === specs.length) {
         lastCheck = Date.now();
         const job = await this.options.commands.job(jobId);
-        if (!job || !isActive(job.state)) throw new Error(`the Slurm job ${jobId} ended before its kernels started (${describeJob(job)})`);
+        if (!job || !isActive(job.state)) {
+          const tail = readTail(path.join(this.jobDir(specs[0].sessionId), 'job.log'), 2000).trim();
+          throw new Error(`the Slurm job ${jobId} ended before its kernels started (${describeJob(job)})${tail ? `\n${tail}` : ''}`);
+        }
         if (!placed && job.state === 'RUNNING' && job.nodeList) {
           placed = true;
           const nodes = await this.options.commands.hostnames(job.nodeList);
