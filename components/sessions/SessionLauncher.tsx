@@ -30,7 +30,7 @@ import { AddIcon, ArrowBackIcon, CloseIcon } from '@/components/frame/icons';
 import { ProblemAlert, useDelayed } from './common';
 import { formatBytes, formatSlots, generatedName, sessionNameProblem } from './model';
 import { MountPicker, mountPathProblems, type MountChoice } from './MountPicker';
-import { launchSession, useImages, usePresets, useResourceCheck, type ImageChoice, type Preset } from './useLauncher';
+import { launchSession, useImages, useScalingGroups, usePresets, useResourceCheck, type ImageChoice, type Preset } from './useLauncher';
 
 const GiB = 1024 ** 3;
 const CUSTOM = '__custom__';
@@ -154,6 +154,8 @@ export function SessionLauncher() {
   const images = useImages();
   const presets = usePresets();
   const check = useResourceCheck();
+  const scalingGroups = useScalingGroups();
+  const [scalingGroup, setScalingGroup] = useState('default');
 
   const [name, setName] = useState('');
   const [imageName, setImageName] = useState<string | null>(null);
@@ -232,6 +234,7 @@ export function SessionLauncher() {
         sharedMemory: selected !== CUSTOM ? preset?.shared_memory : null,
         environ: Object.fromEntries(env.filter((r) => r.key).map((r) => [r.key, r.value])),
         mounts,
+        scalingGroup,
       });
       router.push(`/sessions/${created.sessionId}`);
     } catch (err) {
@@ -300,6 +303,25 @@ export function SessionLauncher() {
                   slotProps={{ htmlInput: { maxLength: 64, autoComplete: 'off', spellCheck: false } }}
                 />
               </Grid>
+              {(scalingGroups.data?.scaling_groups.length ?? 0) > 1 && (
+                <Grid size={{ xs: 12, md: 7 }}>
+                  <TextField
+                    select
+                    fullWidth
+                    label="Runs on"
+                    value={scalingGroup}
+                    onChange={(e) => setScalingGroup(e.target.value)}
+                    helperText="The scaling group: this machine (default) or a cluster such as Slurm"
+                    data-testid="scaling-group-select"
+                  >
+                    {scalingGroups.data!.scaling_groups.map((g) => (
+                      <MenuItem key={g.name} value={g.name}>
+                        {g.name}
+                      </MenuItem>
+                    ))}
+                  </TextField>
+                </Grid>
+              )}
               {image && (
                 <Grid size={12}>
                   <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'center' }}>

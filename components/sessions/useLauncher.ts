@@ -37,6 +37,11 @@ export function useImages() {
   });
 }
 
+/** The scaling groups the user may launch in (the default project): `default` is this machine, others a cluster. */
+export function useScalingGroups() {
+  return useManager<{ scaling_groups: { name: string }[] }>('/scaling-groups?group=default', { revalidateOnFocus: false });
+}
+
 export function usePresets() {
   return useManager<{ presets: Preset[] }>('/resource/presets', { revalidateOnFocus: false });
 }
@@ -60,6 +65,7 @@ export interface LaunchRequest {
   environ: Record<string, string>;
   /** Folder id → path inside the session. */
   mounts: Record<string, string>;
+  scalingGroup: string;
 }
 
 /**
@@ -79,6 +85,7 @@ export function launchSession(request: LaunchRequest): Promise<{ sessionId: stri
     config: {
       resources: request.resources,
       environ: request.environ,
+      scaling_group: request.scalingGroup,
       // Every chosen folder by id; each path goes in mount_map (the manager normalizes and checks it).
       ...(Object.keys(request.mounts).length
         ? { mounts: Object.keys(request.mounts), mount_map: Object.fromEntries(Object.entries(request.mounts).map(([id, path]) => [id, path.trim()])) }

@@ -19,7 +19,7 @@ const USAGE = `Usage: berth <command> [options]
   config get KEY [--prefix]        raw configuration read (superadmin)
   config set KEY VALUE             raw configuration write (superadmin)
   config delete KEY [--prefix]     raw configuration delete (superadmin)
-  session create NAME [--image python|shell] [--type batch --startup-command CMD]
+  session create NAME [--image python|shell] [--type batch --startup-command CMD] [--scaling-group slurm]
                       [--cpu N] [--mem SIZE] [--env K=V]... [--enqueue-only]
   session info NAME                the session's record
   session exec NAME CODE...        run code (query mode) and print its output

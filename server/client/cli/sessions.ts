@@ -45,6 +45,7 @@ async function create(args: string[]): Promise<unknown> {
       group: { type: 'string', default: 'default' },
       env: { type: 'string', multiple: true },
       'enqueue-only': { type: 'boolean', default: false },
+      'scaling-group': { type: 'string' },
     },
   });
   const [name] = positionals;
@@ -61,7 +62,7 @@ async function create(args: string[]): Promise<unknown> {
       group: values.group,
       startupCommand: values['startup-command'],
       enqueueOnly: values['enqueue-only'],
-      config: { resources, environ },
+      config: { resources, environ, ...(values['scaling-group'] ? { scaling_group: values['scaling-group'] } : {}) },
     },
   });
 }
