@@ -6,6 +6,10 @@ const databases = ['pglite', ...(process.env.BERTH_TEST_PG_URL ? ['postgres'] : 
 const browser = process.env.BERTH_E2E === '1'
   ? [{ test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false } }]
   : [];
+// Slurm tests need the real cluster the test command (as root) or scripts/with-slurm.mjs starts: once, not per database.
+const slurm = process.env.BERTH_TEST_SLURM_CONF
+  ? [{ test: { name: 'slurm', include: ['test/slurm/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } }]
+  : [];
 
 export default defineConfig({
   test: {
@@ -24,6 +28,7 @@ export default defineConfig({
         },
       })),
       ...browser,
+      ...slurm,
     ],
   },
 });

@@ -366,7 +366,7 @@ async function acquireLock() {
   for (;;) {
     const held = readLock();
     if (!held) break;
-    if (held.owner !== process.pid && running(held.owner)) {
+    if (held.owner !== process.pid && running(held.owner) && startTimeOf(held.owner) === held.ownerStart) {
       if (Date.now() > deadline) throw new Error(`a Slurm test cluster is in use by process ${held.owner} (${LOCK})`);
       await sleep(1_000);
       continue;
@@ -381,7 +381,7 @@ async function acquireLock() {
   for (const ns of strays) killNamespace(ns);
   removeNetwork(strays.map((ns) => ns.slice('berth-'.length)));
   try {
-    writeFileSync(LOCK, JSON.stringify({ owner: process.pid }), { flag: 'wx' });
+    writeFileSync(LOCK, JSON.stringify({ owner: process.pid, ownerStart: startTimeOf(process.pid) }), { flag: 'wx' });
   } catch (err) {
     if (err.code !== 'EEXIST') throw err;
     return acquireLock(); // another start got there first
@@ -398,7 +398,17 @@ function readLock() {
 }
 
 function writeLock(layout) {
-  writeFileSync(LOCK, JSON.stringify({ owner: process.pid, ...layout }));
+  writeFileSync(LOCK, JSON.stringify({ owner: process.pid, ownerStart: startTimeOf(process.pid), ...layout }));
+}
+
+// A process's start time (clock ticks since boot): with the pid it names one process, whatever pids get reused.
+function startTimeOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function releaseLock() {
