@@ -366,7 +366,7 @@ async function acquireLock() {
   for (;;) {
     const held = readLock();
     if (!held) break;
-    if (held.owner !== process.pid && running(held.owner) && startTimeOf(held.owner) === held.ownerStart) {
+    if (held.owner !== process.pid && running(held.owner) && (held.ownerStart === undefined || startTimeOf(held.owner) === held.ownerStart)) {
       if (Date.now() > deadline) throw new Error(`a Slurm test cluster is in use by process ${held.owner} (${LOCK})`);
       await sleep(1_000);
       continue;
