@@ -256,8 +256,8 @@ function run(command, args, env) {
 
 /** Stops everything `layout` started (or a crashed run left): daemons, namespaces, veths, bridge, files, lock. */
 async function tearDown(layout) {
-  const runDir = path.join(layout.dir, 'run');
-  const pidOf = (file) => readPid(path.join(runDir, file));
+  // (A run that crashed right after taking the lock recorded no directory yet.)
+  const pidOf = (file) => (layout.dir ? readPid(path.join(layout.dir, 'run', file)) : null);
   // Compute nodes first (their jobs with them), then the controller, then munge.
   const slurmds = layout.names.flatMap((n) => [pidOf(`slurmd-${n}.pid`), layout.pids[`slurmd-${n}`]]);
   await stopPids(slurmds, ['slurmd']);
@@ -265,7 +265,7 @@ async function tearDown(layout) {
   await stopPids([pidOf('slurmctld.pid'), layout.pids.slurmctld], ['slurmctld']);
   await stopPids([pidOf('munged.pid'), layout.pids.munged], ['munged']);
   removeNetwork(layout.names);
-  if (layout.ownDir) rmSync(layout.dir, { recursive: true, force: true });
+  if (layout.ownDir && layout.dir) rmSync(layout.dir, { recursive: true, force: true });
   releaseLock();
 }
 
