@@ -256,8 +256,8 @@ function run(command, args, env) {
 
 /** Stops everything `layout` started (or a crashed run left): daemons, namespaces, veths, bridge, files, lock. */
 async function tearDown(layout) {
-  const runDir = path.join(layout.dir, 'run');
-  const pidOf = (file) => readPid(path.join(runDir, file));
+  // (A run that crashed right after taking the lock recorded no directory yet.)
+  const pidOf = (file) => (layout.dir ? readPid(path.join(layout.dir, 'run', file)) : null);
   // Compute nodes first (their jobs with them), then the controller, then munge.
   const slurmds = layout.names.flatMap((n) => [pidOf(`slurmd-${n}.pid`), layout.pids[`slurmd-${n}`]]);
   await stopPids(slurmds, ['slurmd']);
@@ -265,7 +265,7 @@ async function tearDown(layout) {
   await stopPids([pidOf('slurmctld.pid'), layout.pids.slurmctld], ['slurmctld']);
   await stopPids([pidOf('munged.pid'), layout.pids.munged], ['munged']);
   removeNetwork(layout.names);
-  if (layout.ownDir) rmSync(layout.dir, { recursive: true, force: true });
+  if (layout.ownDir && layout.dir) rmSync(layout.dir, { recursive: true, force: true });
   releaseLock();
 }
 
@@ -366,7 +366,7 @@ async function acquireLock() {
   for (;;) {
     const held = readLock();
     if (!held) break;
-    if (held.owner !== process.pid && running(held.owner)) {
+    if (held.owner !== process.pid && running(held.owner) && (held.ownerStart === undefined || startTimeOf(held.owner) === held.ownerStart)) {
       if (Date.now() > deadline) throw new Error(`a Slurm test cluster is in use by process ${held.owner} (${LOCK})`);
       await sleep(1_000);
       continue;
@@ -381,7 +381,7 @@ async function acquireLock() {
   for (const ns of strays) killNamespace(ns);
   removeNetwork(strays.map((ns) => ns.slice('berth-'.length)));
   try {
-    writeFileSync(LOCK, JSON.stringify({ owner: process.pid }), { flag: 'wx' });
+    writeFileSync(LOCK, JSON.stringify({ owner: process.pid, ownerStart: startTimeOf(process.pid) }), { flag: 'wx' });
   } catch (err) {
     if (err.code !== 'EEXIST') throw err;
     return acquireLock(); // another start got there first
@@ -398,7 +398,17 @@ function readLock() {
 }
 
 function writeLock(layout) {
-  writeFileSync(LOCK, JSON.stringify({ owner: process.pid, ...layout }));
+  writeFileSync(LOCK, JSON.stringify({ owner: process.pid, ownerStart: startTimeOf(process.pid), ...layout }));
+}
+
+// A process's start time (clock ticks since boot): with the pid it names one process, whatever pids get reused.
+function startTimeOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function releaseLock() {

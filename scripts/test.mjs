@@ -53,7 +53,11 @@ try {
   status = result.status ?? 1;
 } finally {
   pg.stop();
-  await slurm?.stop();
+  if (slurm) {
+    const stopping = Date.now();
+    await slurm.stop();
+    console.log(`Slurm test cluster stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
+  }
 }
 try {
   const summary = JSON.parse(readFileSync(report, 'utf8'));

@@ -57,19 +57,21 @@ export interface SlurmPartition {
 const SAFE_NAME = /^[A-Za-z0-9._-]+$/;
 
 // Free-text values and the keys that may follow them (22.05's order, with neighbours from other versions).
+// (A node's OS has spaces but no `=`: the general rule reads it.)
 const NODE_FREE_TEXT: Record<string, string[]> = {
-  OS: ['RealMemory'],
   Reason: ['Comment', 'Extra', 'InstanceId', 'InstanceType', 'ResumeAfterTime'],
   Comment: ['Extra', 'Reason'],
+  Extra: ['Reason', 'Comment'],
 };
-const JOB_TAIL = ['AdminComment', 'SystemComment', 'Comment', 'StdErr', 'StdIn', 'StdOut', 'Power', 'MailUser', 'MailType'];
+const JOB_TAIL = ['AdminComment', 'SystemComment', 'Comment', 'Extra', 'StdErr', 'StdIn', 'StdOut', 'Power', 'MailUser', 'MailType'];
 const JOB_FREE_TEXT: Record<string, string[]> = {
-  JobName: ['UserId'],
+  JobName: ['HetJobIdSet', 'UserId'],
   Command: ['WorkDir'],
   WorkDir: JOB_TAIL,
   AdminComment: JOB_TAIL.slice(1),
   SystemComment: JOB_TAIL.slice(2),
   Comment: JOB_TAIL.slice(3),
+  Extra: JOB_TAIL.slice(4),
   StdErr: ['StdIn', 'StdOut', 'Power'],
   StdIn: ['StdOut', 'Power'],
   StdOut: ['Power', 'MailUser', 'MailType'],
@@ -78,8 +80,9 @@ const JOB_FREE_TEXT: Record<string, string[]> = {
 // allocation). A name or comment that contains one of them could be taken for the real field: refused (parseJob).
 const JOB_KEYS_ONCE = ['JobId', 'JobName', 'JobState'];
 const JOB_KEYS_AT_MOST_ONCE = ['UserId', 'Reason', 'ExitCode', 'NodeList', 'BatchHost', 'Comment'];
-// Values that are printed verbatim: no trimming (a job named ' x ' keeps its spaces).
-const VERBATIM = new Set(['JobName', 'Comment', 'AdminComment', 'SystemComment']);
+// Values kept verbatim (a job named ' x ' keeps its spaces), less the one space scontrol's format adds after some
+// of them (`Comment=%s `).
+const VERBATIM: Record<string, number> = { JobName: 0, Comment: 1, AdminComment: 1, SystemComment: 1, Extra: 1 };
 
 const KEY = /(?<=^|\s)([A-Za-z][A-Za-z0-9_:/.]*)=/g;
 
@@ -98,10 +101,16 @@ export function splitFields(record: string, freeText: Record<string, string[]> =
     // Fields are separated by one space (the newline and indentation of the multi-line form, joined by -o).
     const end = next < keys.length ? keys[next].start - 1 : record.length;
     const raw = record.slice(valueStart, Math.max(valueStart, end));
-    if (!fields.has(key)) fields.set(key, VERBATIM.has(key) ? raw : raw.trim());
+    if (!fields.has(key)) fields.set(key, key in VERBATIM ? dropTrailingSpaces(raw, VERBATIM[key]) : raw.trim());
     i = next;
   }
   return fields;
+}
+
+function dropTrailingSpaces(value: string, count: number): string {
+  let v = value;
+  for (let i = 0; i < count && v.endsWith(' '); i++) v = v.slice(0, -1);
+  return v;
 }
 
 /** `scontrol show node -o`: one node per line. */
@@ -164,6 +173,8 @@ export function nodeAlive(state: string): boolean {
   return !s.replace(/[^A-Z_+]/g, '').split('+').some((word) => NOT_ALIVE.has(word));
 }
 
+const GRES_TYPE = /^[A-Za-z0-9_.-]+$/;
+
 /** `gpu:2`, `gpu:a100:2(S:0-1),mps:200`, `(null)` → counts by GRES name; null when unreadable. */
 export function parseGres(value: string): Record<string, number> | null {
   const gres: Record<string, number> = {};
@@ -175,10 +186,10 @@ export function parseGres(value: string): Record<string, number> | null {
     const parts = spec.split(':');
     const name = parts[0];
     if (!/^[A-Za-z][A-Za-z0-9_.-]*$/.test(name)) return null;
-    if (parts.length > 3) return null;
+    if (parts.length > 3 || (parts.length === 3 && !GRES_TYPE.test(parts[1]))) return null;
     // `gpu` and `gpu:a100` (a type with no count) mean one.
     const last = parts[parts.length - 1];
-    const count = parts.length === 1 ? 1 : parts.length === 3 ? parseCount(last) : (parseCount(last) ?? 1);
+    const count = parts.length === 1 ? 1 : parts.length === 3 ? parseCount(last) : (parseCount(last) ?? (GRES_TYPE.test(last) ? 1 : null));
     if (count === null) return null;
     gres[name] = (gres[name] ?? 0) + count;
   }
@@ -276,7 +287,8 @@ export function parseSqueueJson(text: string): { jobs: SlurmJob[]; errors: strin
   return { jobs, errors };
 }
 
-// 22.05 gives the raw wait status (exit code << 8 | signal); later versions an object.
+// 22.05 gives the raw wait status (exit code << 8 | signal); 23.02 and later an object whose numbers are
+// `{ set, number }` records.
 function jsonExit(value: unknown): { exitCode: number | null; signal: number | null } {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) {
     const signal = value & 0x7f;
@@ -284,11 +296,17 @@ function jsonExit(value: unknown): { exitCode: number | null; signal: number | n
   }
   if (value && typeof value === 'object') {
     const v = value as { return_code?: unknown; signal?: { id?: unknown; signal_id?: unknown } };
-    const code = typeof v.return_code === 'number' ? v.return_code : (v.return_code as { number?: unknown })?.number;
-    const sig = v.signal?.id ?? v.signal?.signal_id;
-    return { exitCode: typeof code === 'number' ? code : null, signal: typeof sig === 'number' && sig > 0 ? sig : null };
+    const signal = jsonNumber(v.signal?.id ?? v.signal?.signal_id);
+    return { exitCode: jsonNumber(v.return_code), signal: signal && signal > 0 ? signal : null };
   }
   return { exitCode: null, signal: null };
+}
+
+function jsonNumber(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  const record = value as { set?: unknown; number?: unknown } | null;
+  if (record && typeof record === 'object' && record.set !== false && typeof record.number === 'number') return record.number;
+  return null;
 }
 
 /** `scontrol show partition -o`: one partition per line; unreadable lines are left out. */
