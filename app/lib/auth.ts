@@ -9,7 +9,7 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import type { NextRequest } from 'next/server';
 import { ApiError, type Credentials } from '@/server/client/client';
 import type { ProblemBody } from '@/components/api/problem';
-import { readOidcSettings, readPasswordLogin } from '@/server/config/env';
+import { readOidcSettings, readPasswordLogin, type Environment } from '@/server/config/env';
 import { safeCallbackUrl } from '@/server/web/redirects';
 import { sessionKeys } from '@/server/web/session-keys';
 import { managerClient } from './manager';
@@ -128,7 +128,7 @@ export const authOptions: NextAuthOptions = {
 };
 
 /** The options of the next-auth endpoints: the password form unless BERTH_PASSWORD_LOGIN=false, and single sign-on when configured. */
-export function authOptionsForRequest(env: NodeJS.ProcessEnv = process.env): NextAuthOptions {
+export function authOptionsForRequest(env: Environment = process.env): NextAuthOptions {
   const oidc = readOidcSettings(env);
   const providers = [...(readPasswordLogin(env) ? [passwordProvider] : []), ...(oidc ? [oidcProvider(oidc)] : [])];
   return { ...authOptions, providers };

@@ -11,7 +11,7 @@
 import type { Account, User } from 'next-auth';
 import type { OAuthConfig } from 'next-auth/providers/oauth';
 import { ApiError } from '@/server/client/client';
-import { readOidcSettings, readPasswordLogin, type OidcSettings } from '@/server/config/env';
+import { readOidcSettings, readPasswordLogin, type Environment, type OidcSettings } from '@/server/config/env';
 import { wellKnownUrl } from '@/server/auth/oidc-discovery';
 import type { ProblemBody } from '@/components/api/problem';
 import { managerClient } from './manager';
@@ -19,7 +19,7 @@ import { managerClient } from './manager';
 export const OIDC_PROVIDER_ID = 'oidc';
 
 /** What the login page offers, read at request time: only yes/no and the button's name reach the page. */
-export function loginChoices(env: NodeJS.ProcessEnv = process.env): { passwordLogin: boolean; sso: { name: string } | null } {
+export function loginChoices(env: Environment = process.env): { passwordLogin: boolean; sso: { name: string } | null } {
   const oidc = readOidcSettings(env);
   return { passwordLogin: readPasswordLogin(env), sso: oidc ? { name: oidc.name } : null };
 }

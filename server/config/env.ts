@@ -79,6 +79,9 @@ function flag(value: string | undefined): boolean {
   return ['1', 'true', 'yes', 'on'].includes((value ?? '').toLowerCase());
 }
 
+/** Environment variables by name (process.env, or a test's own). */
+export type Environment = Record<string, string | undefined>;
+
 /** A flag that is on unless set to one of the usual words for off. */
 function flagOn(value: string | undefined, name: string): boolean {
   const text = (value ?? '').trim().toLowerCase();
@@ -99,7 +102,7 @@ function groupProjects(text: string): Record<string, string[]> {
 }
 
 /** The single sign-on settings; undefined when BERTH_OIDC_ISSUER is unset. Shared with the dashboard, which reads them per request. */
-export function readOidcSettings(env: NodeJS.ProcessEnv = process.env): OidcSettings | undefined {
+export function readOidcSettings(env: Environment = process.env): OidcSettings | undefined {
   const issuerText = env.BERTH_OIDC_ISSUER?.trim();
   if (!issuerText) return undefined;
   let issuer: URL;
@@ -131,7 +134,7 @@ export function readOidcSettings(env: NodeJS.ProcessEnv = process.env): OidcSett
 }
 
 /** Whether the dashboard shows its password form; it may be off only when single sign-on is configured. */
-export function readPasswordLogin(env: NodeJS.ProcessEnv = process.env): boolean {
+export function readPasswordLogin(env: Environment = process.env): boolean {
   const on = flagOn(env.BERTH_PASSWORD_LOGIN, 'BERTH_PASSWORD_LOGIN');
   if (!on && !env.BERTH_OIDC_ISSUER?.trim()) throw new Error('BERTH_PASSWORD_LOGIN=false needs single sign-on (BERTH_OIDC_ISSUER): nobody could sign in');
   return on;
