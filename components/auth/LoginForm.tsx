@@ -119,7 +119,9 @@ export function LoginForm({
     setPending(true);
     setProblem(null);
     try {
-      const result = await signIn('credentials', { redirect: false, domain, username, password });
+      // An explicit callbackUrl: next-auth reads the result's `error` from it, and this page's own URL may still
+      // carry the ?error= of a single sign-on that failed before.
+      const result = await signIn('credentials', { redirect: false, callbackUrl: '/', domain, username, password });
       if (result?.ok && !result.error) {
         router.replace('/');
         router.refresh();

@@ -140,7 +140,7 @@ export function readPasswordLogin(env: Environment = process.env): boolean {
   return on;
 }
 
-export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSettings {
+export function readSettings(env: Environment = process.env): BerthSettings {
   return {
     dataDir: path.resolve(env.BERTH_DATA_DIR || './data'),
     databaseUrl: env.BERTH_DATABASE_URL || undefined,
