@@ -86,7 +86,8 @@ function SsoButton({ name, primary }: { name: string; primary: boolean }) {
       disabled={leaving}
       onClick={() => {
         setLeaving(true);
-        void signIn('oidc', { callbackUrl: '/' });
+        // next-auth navigates to the provider; only a failure to reach the dashboard itself comes back here.
+        signIn('oidc', { callbackUrl: '/' }).catch(() => setLeaving(false));
       }}
     >
       {leaving ? `Going to ${name}…` : `Sign in with ${name}`}
