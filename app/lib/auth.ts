@@ -1,15 +1,19 @@
 /**
  * Server-side only: the dashboard's next-auth configuration. A user signs in with domain, email (or username)
- * and password; the manager's /auth/authorize answers with the user's keypair, which lives only in the
- * encrypted, httpOnly JWT cookie. The session object the browser can read holds the email and role, never keys.
+ * and password, whose check by the manager's /auth/authorize answers with the user's keypair, or through the
+ * organisation's OpenID Connect provider (./oidc). Either way the keypair lives only in the encrypted, httpOnly
+ * JWT cookie. The session object the browser can read holds the name, email and role, never keys.
  */
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import type { NextRequest } from 'next/server';
 import { ApiError, type Credentials } from '@/server/client/client';
 import type { ProblemBody } from '@/components/api/problem';
+import { readOidcSettings, readPasswordLogin, type Environment } from '@/server/config/env';
+import { safeCallbackUrl } from '@/server/web/redirects';
 import { sessionKeys } from '@/server/web/session-keys';
 import { managerClient } from './manager';
+import { completeOidcSignIn, OIDC_PROVIDER_ID, oidcProvider } from './oidc';
 
 declare module 'next-auth' {
   interface Session {
@@ -31,6 +35,8 @@ declare module 'next-auth/jwt' {
     role?: string;
     accessKey?: string;
     secretKey?: string;
+    /** A single sign-on session's ID token, the `id_token_hint` of RP-initiated logout (app/api/auth-extra/logout). */
+    idToken?: string;
   }
 }
 
@@ -73,31 +79,40 @@ async function authorize(credentials: Record<string, string> | undefined) {
   return { id: `${domain}/${username}`, email, name: username, role, accessKey, secretKey };
 }
 
+const passwordProvider = CredentialsProvider({
+  name: 'Berth',
+  credentials: {
+    domain: { label: 'Domain', type: 'text' },
+    username: { label: 'Email or username', type: 'text' },
+    password: { label: 'Password', type: 'password' },
+  },
+  authorize,
+});
+
+/**
+ * What every use shares. Reading a session (getServerSession) needs no provider; the sign-in endpoints get theirs
+ * from authOptionsForRequest, built from the environment at each request.
+ */
 export const authOptions: NextAuthOptions = {
   session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
   jwt: { maxAge: SESSION_MAX_AGE_S },
   pages: { signIn: '/login', error: '/login' },
-  providers: [
-    CredentialsProvider({
-      name: 'Berth',
-      credentials: {
-        domain: { label: 'Domain', type: 'text' },
-        username: { label: 'Email or username', type: 'text' },
-        password: { label: 'Password', type: 'password' },
-      },
-      authorize,
-    }),
-  ],
+  providers: [],
   callbacks: {
-    jwt({ token, user }) {
+    async signIn({ user, account }) {
+      if (account?.provider === OIDC_PROVIDER_ID) return completeOidcSignIn(user, account);
+      return true;
+    },
+    jwt({ token, user, account }) {
       if (user) {
         token.role = user.role;
         token.accessKey = user.accessKey;
         token.secretKey = user.secretKey;
+        if (account?.provider === OIDC_PROVIDER_ID && account.id_token) token.idToken = account.id_token;
       }
       return token;
     },
-    // Only what the pages show: the keys stay in the sealed cookie, out of reach of browser JavaScript.
+    // Only what the pages show: the keys and the ID token stay in the sealed cookie, out of reach of browser JavaScript.
     session({ session, token }) {
       return {
         expires: session.expires,
@@ -105,8 +120,19 @@ export const authOptions: NextAuthOptions = {
         role: token.role ?? 'user',
       };
     },
+    // No open redirect: a callbackUrl on another origin becomes the dashboard's home page.
+    redirect({ url, baseUrl }) {
+      return safeCallbackUrl(url, baseUrl);
+    },
   },
 };
+
+/** The options of the next-auth endpoints: the password form unless BERTH_PASSWORD_LOGIN=false, and single sign-on when configured. */
+export function authOptionsForRequest(env: Environment = process.env): NextAuthOptions {
+  const oidc = readOidcSettings(env);
+  const providers = [...(readPasswordLogin(env) ? [passwordProvider] : []), ...(oidc ? [oidcProvider(oidc)] : [])];
+  return { ...authOptions, providers };
+}
 
 /** The signed-in user's manager keys, read from the sealed session cookie of a route handler's request. */
 export function keysFromRequest(req: NextRequest): Promise<Credentials | null> {

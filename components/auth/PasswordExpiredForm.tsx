@@ -63,7 +63,7 @@ export function PasswordExpiredForm({
       setPending(false);
       return;
     }
-    const result = await signIn('credentials', { redirect: false, domain, username, password: next }).catch(() => null);
+    const result = await signIn('credentials', { redirect: false, callbackUrl: '/', domain, username, password: next }).catch(() => null);
     if (result?.ok && !result.error) {
       router.replace('/');
       router.refresh();

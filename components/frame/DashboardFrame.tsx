@@ -5,8 +5,7 @@
  */
 import { useState, type ReactNode } from 'react';
 import NextLink from 'next/link';
-import { usePathname, useRouter } from 'next/navigation';
-import { signOut } from 'next-auth/react';
+import { usePathname } from 'next/navigation';
 import AppBar from '@mui/material/AppBar';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -59,14 +58,6 @@ function Navigation({ role, onNavigate }: { role: string; onNavigate?: () => voi
 export function DashboardFrame({ user, children }: { user: CurrentUser; children: ReactNode }) {
   const [mobileOpen, setMobileOpen] = useState(false);
   const [signingOut, setSigningOut] = useState(false);
-  const router = useRouter();
-
-  async function handleSignOut() {
-    setSigningOut(true);
-    await signOut({ redirect: false });
-    router.replace('/login');
-    router.refresh();
-  }
 
   return (
     <CurrentUserProvider user={user}>
@@ -93,9 +84,12 @@ export function DashboardFrame({ user, children }: { user: CurrentUser; children
                 {user.email ?? user.name}
               </Typography>
               <Chip label={user.role} size="small" variant="outlined" sx={{ display: { xs: 'none', sm: 'inline-flex' } }} />
-              <Button color="inherit" startIcon={<LogoutIcon />} onClick={handleSignOut} disabled={signingOut}>
-                Sign out
-              </Button>
+              {/* A plain form: the server clears the session and redirects (to the provider's logout for single sign-on). */}
+              <form method="post" action="/api/auth-extra/logout" onSubmit={() => setSigningOut(true)}>
+                <Button type="submit" color="inherit" startIcon={<LogoutIcon />} disabled={signingOut}>
+                  Sign out
+                </Button>
+              </form>
             </Toolbar>
           </AppBar>
           <Box component="aside" sx={{ width: { md: DRAWER_WIDTH }, flexShrink: { md: 0 } }}>

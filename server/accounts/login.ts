@@ -1,5 +1,6 @@
 /** Login by domain + username (or email) + password → the user's keypair (CONTRACT §2.5). */
 import type { App } from '../app';
+import type { Db } from '../db';
 import { verifyPassword } from '../auth/passwords';
 import { Problem } from '../http/problem';
 import { passwordExpiry } from './password-expiry';
@@ -33,7 +34,13 @@ export async function login(app: App, input: LoginInput) {
       max_password_age_seconds: expiry.maxAgeSeconds,
     });
   }
-  const keypair = await app.db
+  const keypair = await activeKeypair(app.db, user);
+  return { access_key: keypair.access_key, secret_key: keypair.secret_key, role: user.role, status: user.status };
+}
+
+/** The keypair a login hands out: the user's main one when it is active, else their oldest active one. */
+export async function activeKeypair(db: Db, user: { uuid: string; main_access_key: string | null }) {
+  const keypair = await db
     .selectFrom('keypairs')
     .select(['access_key', 'secret_key'])
     .where('user_id', '=', user.uuid)
@@ -42,5 +49,5 @@ export async function login(app: App, input: LoginInput) {
     .orderBy('created_at')
     .executeTakeFirst();
   if (!keypair) throw new Problem('auth-failed', 'No active keypair for this user.');
-  return { access_key: keypair.access_key, secret_key: keypair.secret_key, role: user.role, status: user.status };
+  return keypair;
 }

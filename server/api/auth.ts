@@ -4,6 +4,7 @@ import { route } from '../http/route';
 import { uuid } from '../http/params';
 import { login } from '../accounts/login';
 import { signup } from '../accounts/signup';
+import { oidcLogin } from '../accounts/oidc-login';
 import { signout, updateFullName, roleIn } from '../accounts/profile';
 import { updatePassword, updatePasswordNoAuth } from '../accounts/passwords';
 import { getSshPublicKey, regenerateSshKeypair, uploadSshKeypair } from '../accounts/ssh-keypair';
@@ -24,6 +25,12 @@ export const authRoutes = [
       if (input.type === 'jwt') throw new Problem('invalid-api-params', 'Only type "keypair" is supported.');
       return { data: await login(app, input) };
     },
+  }),
+  route({
+    method: 'POST', path: '/auth/oidc/authorize', privilege: 'none', status: null,
+    input: z.object({ id_token: z.string().min(1).max(16 * 1024) }),
+    summary: "Single sign-on login: the provider's ID token, checked by the manager → the keypair",
+    handler: async ({ app, input }) => ({ data: await oidcLogin(app, input) }),
   }),
   route({
     method: 'GET', path: '/auth/role', privilege: 'user', status: null, input: z.object({ group: uuid().optional() }),

@@ -28,6 +28,10 @@ export interface BerthSettings {
   appDomain?: string;
   /** How often the model-service scaler runs (BERTH_SERVICE_SCALE_INTERVAL, seconds; default 10). */
   serviceScaleIntervalMs: number;
+  /** The dashboard's password form (BERTH_PASSWORD_LOGIN; default on). */
+  passwordLogin: boolean;
+  /** Single sign-on through an OpenID Connect provider (BERTH_OIDC_*); absent when BERTH_OIDC_ISSUER is unset. */
+  oidc?: OidcSettings;
   /** The Slurm backend (BERTH_SLURM_*); null when BERTH_SLURM_CONF is unset. */
   slurm: SlurmSettings | null;
 }
@@ -41,6 +45,26 @@ export interface SlurmSettings {
   scalingGroup: string;
   /** `project`: each session's project is its Slurm account; another value: that account; null: none. */
   account: string | null;
+}
+
+export interface OidcSettings {
+  /** The issuer URL, without a trailing slash; its discovery document is <issuer>/.well-known/openid-configuration. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** What the login page's button says: "Sign in with <name>" (BERTH_OIDC_NAME; default "SSO"). */
+  name: string;
+  /** The scopes asked for, always including `openid` (BERTH_OIDC_SCOPES; default "openid email profile"). */
+  scopes: string;
+  /** Where the first login of a new user puts them (BERTH_OIDC_DOMAIN, BERTH_OIDC_PROJECT; default `default`). */
+  domain: string;
+  project: string;
+  /** The ID token claim listing the user's groups (BERTH_OIDC_GROUPS_CLAIM; default `groups`). */
+  groupsClaim: string;
+  /** Members of this group get the admin role, others lose it at their next login (BERTH_OIDC_ADMIN_GROUP). */
+  adminGroup?: string;
+  /** Group → project: membership of each project named here follows the group (BERTH_OIDC_GROUP_PROJECTS). */
+  groupProjects: Record<string, string[]>;
 }
 
 function port(value: string | undefined, fallback: number): number {
@@ -68,7 +92,68 @@ function flag(value: string | undefined): boolean {
   return ['1', 'true', 'yes', 'on'].includes((value ?? '').toLowerCase());
 }
 
-export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSettings {
+/** Environment variables by name (process.env, or a test's own). */
+export type Environment = Record<string, string | undefined>;
+
+/** A flag that is on unless set to one of the usual words for off. */
+function flagOn(value: string | undefined, name: string): boolean {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || ['1', 'true', 'yes', 'on'].includes(text)) return true;
+  if (['0', 'false', 'no', 'off'].includes(text)) return false;
+  throw new Error(`invalid ${name}: ${value} (true or false)`);
+}
+
+/** `ml-team=ml, vision=cv`: each group and the project its members join. */
+function groupProjects(text: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [group, project, extra] = pair.split('=').map((p) => p.trim());
+    if (!group || !project || extra !== undefined) throw new Error(`invalid BERTH_OIDC_GROUP_PROJECTS entry: ${pair} (group=project)`);
+    (out[group] ??= []).push(project);
+  }
+  return out;
+}
+
+/** The single sign-on settings; undefined when BERTH_OIDC_ISSUER is unset. Shared with the dashboard, which reads them per request. */
+export function readOidcSettings(env: Environment = process.env): OidcSettings | undefined {
+  const issuerText = env.BERTH_OIDC_ISSUER?.trim();
+  if (!issuerText) return undefined;
+  let issuer: URL;
+  try {
+    issuer = new URL(issuerText);
+  } catch {
+    throw new Error(`invalid BERTH_OIDC_ISSUER: ${issuerText}`);
+  }
+  if (!['http:', 'https:'].includes(issuer.protocol) || issuer.search || issuer.hash) {
+    throw new Error(`invalid BERTH_OIDC_ISSUER: ${issuerText} (an http(s) URL without query or fragment)`);
+  }
+  const clientId = env.BERTH_OIDC_CLIENT_ID?.trim();
+  const clientSecret = env.BERTH_OIDC_CLIENT_SECRET;
+  if (!clientId || !clientSecret) throw new Error('BERTH_OIDC_ISSUER needs BERTH_OIDC_CLIENT_ID and BERTH_OIDC_CLIENT_SECRET');
+  const scopes = (env.BERTH_OIDC_SCOPES?.trim() || 'openid email profile').split(/[\s,]+/).filter(Boolean);
+  if (!scopes.includes('openid')) scopes.unshift('openid');
+  return {
+    issuer: issuerText.replace(/\/+$/, ''),
+    clientId,
+    clientSecret,
+    name: env.BERTH_OIDC_NAME?.trim() || 'SSO',
+    scopes: scopes.join(' '),
+    domain: env.BERTH_OIDC_DOMAIN?.trim() || 'default',
+    project: env.BERTH_OIDC_PROJECT?.trim() || 'default',
+    groupsClaim: env.BERTH_OIDC_GROUPS_CLAIM?.trim() || 'groups',
+    adminGroup: env.BERTH_OIDC_ADMIN_GROUP?.trim() || undefined,
+    groupProjects: groupProjects(env.BERTH_OIDC_GROUP_PROJECTS ?? ''),
+  };
+}
+
+/** Whether the dashboard shows its password form; it may be off only when single sign-on is configured. */
+export function readPasswordLogin(env: Environment = process.env): boolean {
+  const on = flagOn(env.BERTH_PASSWORD_LOGIN, 'BERTH_PASSWORD_LOGIN');
+  if (!on && !env.BERTH_OIDC_ISSUER?.trim()) throw new Error('BERTH_PASSWORD_LOGIN=false needs single sign-on (BERTH_OIDC_ISSUER): nobody could sign in');
+  return on;
+}
+
+export function readSettings(env: Environment = process.env): BerthSettings {
   return {
     dataDir: path.resolve(env.BERTH_DATA_DIR || './data'),
     databaseUrl: env.BERTH_DATABASE_URL || undefined,
@@ -97,5 +182,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSetting
           account: env.BERTH_SLURM_ACCOUNT || null,
         }
       : null,
+    passwordLogin: readPasswordLogin(env),
+    oidc: readOidcSettings(env),
   };
 }

@@ -20,6 +20,7 @@ import type {
   KernelTable,
   KeypairResourcePolicyTable,
   KeypairTable,
+  OidcIdentityTable,
   ProjectResourcePolicyTable,
   QuotaScopeTable,
   ResourcePresetTable,
@@ -45,6 +46,7 @@ export interface Database {
   users: UserTable;
   association_groups_users: GroupMembershipTable;
   keypairs: KeypairTable;
+  oidc_identities: OidcIdentityTable;
   scaling_groups: ScalingGroupTable;
   sgroups_for_domains: { scaling_group: string; domain: string };
   sgroups_for_groups: { scaling_group: string; group_id: string };

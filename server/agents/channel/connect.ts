@@ -8,10 +8,18 @@ import tls from 'node:tls';
 import { RunnerConnection, type RunnerEvent } from './connection';
 import type { KernelEndpoint } from './endpoint';
 
+/** TLS 1.3 session tickets per kernel endpoint: a resumed handshake skips the certificate exchange. */
+const sessions = new Map<string, Buffer>();
+
 function open(endpoint: KernelEndpoint): { socket: net.Socket; ready: string } {
   if (endpoint.kind === 'unix') return { socket: net.connect(endpoint.path), ready: 'connect' };
+  const key = `${endpoint.host}:${endpoint.port}:${endpoint.fingerprint256}`;
   // The certificate is checked below against the pinned fingerprint, not against a CA or a host name.
-  const socket = tls.connect({ host: endpoint.host, port: endpoint.port, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+  const socket = tls.connect({ host: endpoint.host, port: endpoint.port, rejectUnauthorized: false, minVersion: 'TLSv1.3', session: sessions.get(key) });
+  socket.on('session', (ticket: Buffer) => {
+    if (sessions.size > 10_000) sessions.clear();
+    sessions.set(key, ticket);
+  });
   return { socket, ready: 'secureConnect' };
 }
 
@@ -28,8 +36,12 @@ export function connectRunner(endpoint: KernelEndpoint, request: object, timeout
     socket.once('error', fail);
     socket.once(ready, () => {
       if (endpoint.kind === 'tls') {
-        const presented = (socket as tls.TLSSocket).getPeerCertificate().fingerprint256;
-        if (presented !== endpoint.fingerprint256) return fail(new Error('the kernel presented a certificate that is not its own'));
+        // A resumed session carries no certificate, but only the server that issued the ticket after presenting the
+        // pinned certificate can resume it.
+        const secure = socket as tls.TLSSocket;
+        if (!secure.isSessionReused() && secure.getPeerCertificate().fingerprint256 !== endpoint.fingerprint256) {
+          return fail(new Error('the kernel presented a certificate that is not its own'));
+        }
       }
       clearTimeout(timer);
       socket.off('error', fail);

@@ -109,3 +109,13 @@ export interface KeypairTable {
   ssh_public_key: Defaulted<string | null>;
   ssh_private_key: Defaulted<string | null>;
 }
+
+/** A provider account linked to a user by single sign-on (migration 0011). */
+export interface OidcIdentityTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  email: string;
+  created_at: Timestamp;
+  last_login_at: Timestamp;
+}

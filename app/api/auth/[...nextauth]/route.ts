@@ -1,7 +1,13 @@
-/** next-auth's endpoints (sign-in, callback, session, CSRF token, sign-out) under /api/auth. */
+/**
+ * next-auth's endpoints (sign-in, callback, session, CSRF token, sign-out, providers) under /api/auth. The options
+ * are built for each request, so the providers follow the environment the dashboard runs with, not the build.
+ */
 import NextAuth from 'next-auth';
-import { authOptions } from '@/app/lib/auth';
+import type { NextRequest } from 'next/server';
+import { authOptionsForRequest } from '@/app/lib/auth';
 
-const handler = NextAuth(authOptions);
+function handler(req: NextRequest, context: { params: Promise<{ nextauth: string[] }> }) {
+  return NextAuth(req, context, authOptionsForRequest());
+}
 
 export { handler as GET, handler as POST };
