@@ -26,7 +26,7 @@ export async function startManagerProcess(env: Record<string, string>): Promise<
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`not ready:\n${output}`)), 120_000);
     child.stdout!.on('data', () => output.includes('Berth ready:') && (clearTimeout(timer), resolve()));
     child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
   });
