@@ -1,9 +1,10 @@
 'use client';
-/** The settings page: profile, password, SSH keypair, dotfiles and the bootstrap script, one card each. */
+/** The settings page: profile, password, SSH keypair, dotfiles, the bootstrap script and CLI credentials, one card each. */
 import Stack from '@mui/material/Stack';
 import { PageHeader } from '@/components/admin/ui/PageHeader';
 import { useToast } from '@/components/admin/ui/useToast';
 import { BootstrapScriptCard } from './BootstrapScriptCard';
+import { CliCredentialsCard } from './CliCredentialsCard';
 import { DotfilesCard } from './DotfilesCard';
 import { PasswordCard } from './PasswordCard';
 import { ProfileCard } from './ProfileCard';
@@ -20,6 +21,7 @@ export function SettingsView() {
         <SshKeypairCard onSaved={notify} />
         <DotfilesCard onSaved={notify} />
         <BootstrapScriptCard onSaved={notify} />
+        <CliCredentialsCard />
       </Stack>
       {toast}
     </>
