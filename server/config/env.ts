@@ -28,6 +28,14 @@ export interface BerthSettings {
   appDomain?: string;
   /** How often the model-service scaler runs (BERTH_SERVICE_SCALE_INTERVAL, seconds; default 10). */
   serviceScaleIntervalMs: number;
+  /** A bearer token that may scrape GET /metrics (BERTH_METRICS_TOKEN); signed superadmins always may. */
+  metricsToken?: string;
+  /** Audit log records older than this are pruned (BERTH_AUDIT_RETENTION_DAYS; default 90). */
+  auditRetentionDays: number;
+  /** How often the idle culler looks at running sessions (BERTH_IDLE_CHECK_INTERVAL, seconds; default 5). */
+  idleCheckIntervalMs: number;
+  /** Request metrics and the audit log (BERTH_OBSERVE_REQUESTS; default on: off only to measure their cost). */
+  observeRequests: boolean;
 }
 
 function port(value: string | undefined, fallback: number): number {
@@ -76,5 +84,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSetting
     appProxyUrl: env.BERTH_APP_PROXY_URL || undefined,
     appDomain: env.BERTH_APP_DOMAIN || undefined,
     serviceScaleIntervalMs: seconds(env.BERTH_SERVICE_SCALE_INTERVAL, 10) * 1000,
+    metricsToken: env.BERTH_METRICS_TOKEN || undefined,
+    auditRetentionDays: seconds(env.BERTH_AUDIT_RETENTION_DAYS, 90),
+    idleCheckIntervalMs: seconds(env.BERTH_IDLE_CHECK_INTERVAL, 5) * 1000,
+    observeRequests: !env.BERTH_OBSERVE_REQUESTS || flag(env.BERTH_OBSERVE_REQUESTS),
   };
 }

@@ -8,6 +8,7 @@ import * as m0005 from './0005_agent_heartbeats';
 import * as m0006 from './0006_vfolders';
 import * as m0007 from './0007_app_routes';
 import * as m0008 from './0008_services';
+import * as m0012 from './0012_operations';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_vfolders': m0006,
   '0007_app_routes': m0007,
   '0008_services': m0008,
+  '0012_operations': m0012,
 };
