@@ -40,6 +40,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     // An idle client can lose its connection (server restart, admin termination): the pool replaces it, and
     // the error must not become an uncaught exception that stops the manager.
     pool.on('error', (err) => console.error('database connection lost:', err.message));
+    // A checked-out client whose server goes away (a restart, pg_ctl stop) emits the error too: its query fails,
+    // and the event must not be an uncaught exception either.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     opened = { db, kind: 'postgres', close: () => db.destroy() };
   } else {

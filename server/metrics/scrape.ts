@@ -11,7 +11,7 @@ import { isSuperadmin } from '../auth/principal';
 import { Problem } from '../http/problem';
 import { auditOf } from '../audit/writer';
 
-const BEARER = /^Bearer\s+(.+)$/i;
+const BEARER = /^Bearer(?:\s+(.*))?$/i;
 
 function sameSecret(given: string, expected: string): boolean {
   // Hashes first: equal lengths for timingSafeEqual, and no timing that depends on the token's length.
@@ -40,7 +40,7 @@ async function refusal(app: App, { req, rawBody, clientIp }: ScrapeRequest): Pro
   const bearer = BEARER.exec(authorization);
   if (bearer) {
     const expected = app.settings.metricsToken;
-    return expected && sameSecret(bearer[1].trim(), expected) ? null : { problem: new Problem('auth-failed', 'The metrics token is not valid.') };
+    return expected && bearer[1] && sameSecret(bearer[1].trim(), expected) ? null : { problem: new Problem('auth-failed', 'The metrics token is not valid.') };
   }
   try {
     const principal = await authenticate(req, rawBody, app.keypairs, clientIp);
