@@ -6,6 +6,7 @@ import { route, raw } from '../http/route';
 import { scrapeMetrics } from '../metrics/figures';
 import { authorizeScrape } from '../metrics/scrape';
 import { readiness } from '../health/readiness';
+import { createBackup } from '../backup/create';
 
 export const operationsRoutes = [
   route({
@@ -28,5 +29,15 @@ export const operationsRoutes = [
     summary: 'Readiness probe (unsigned): the database answers, every role listens, the local agent is ALIVE',
     response: '{"status": "ready", "checks": {…}}, or 503 service-unavailable naming what is not ready (data.checks).',
     handler: ({ app }) => readiness(app),
+  }),
+  route({
+    method: 'POST', path: '/manager/backup', privilege: 'superadmin', status: null,
+    summary: 'A consistent backup of the whole database, streamed while Berth serves (berth backup FILE)',
+    response: 'A Berth backup file (application/vnd.berth.backup): it holds every user, keypair and secret, so keep it as such.',
+    handler: async ({ app }) => {
+      const { meta, stream } = await createBackup(app);
+      const name = `berth-${meta.created_at.replace(/[:.]/g, '-')}.berth-backup`;
+      return raw('application/vnd.berth.backup', stream, { headers: { 'Content-Disposition': `attachment; filename="${name}"`, 'Cache-Control': 'no-store' } });
+    },
   }),
 ];

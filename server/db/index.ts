@@ -28,6 +28,13 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+const embedded = new WeakMap<Db, PGlite>();
+
+/** The PGlite instance behind an embedded database (backups dump its data directory); undefined on PostgreSQL. */
+export function embeddedDatabase(db: Db): PGlite | undefined {
+  return embedded.get(db);
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   let opened: OpenedDatabase;
   if (options.url) {
@@ -50,6 +57,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     const lite = new PGlite(options.dataDir, { parsers: { [INT8_OID]: (v: string) => Number(v) } });
     await lite.waitReady;
     const db = new Kysely<Database>({ dialect: new PGliteDialect(lite) });
+    embedded.set(db, lite);
     opened = {
       db,
       kind: 'pglite',
