@@ -15,6 +15,8 @@ export const PACKAGES = {
   // The test command: a real PostgreSQL server and a real browser.
   test: [
     { pkg: 'postgresql', check: '/usr/lib/postgresql' },
+    // berth backup / restore on PostgreSQL run its pg_dump and pg_restore.
+    { pkg: 'postgresql-client', check: 'pg_dump' },
     { pkg: 'chromium', check: 'chromium' },
   ],
 };
