@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import type { App } from '../server/app';
 import { readSettings } from '../server/config/env';
 import { startBerth } from '../server/start';
 import { touchSession } from '../server/culling/activity';
@@ -15,6 +16,7 @@ import { IdleCuller, type PassResult } from '../server/culling/culler';
 const TOKEN = 'bench-metrics-token';
 
 export interface Fixture {
+  app: App;
   scrape(): Promise<{ ms: number; bytes: number }>;
   idlePass(touch: number): Promise<{ cpuMs: number; wallMs: number; result: PassResult }>;
   stop(): Promise<void>;
@@ -66,6 +68,7 @@ export async function startFixture(options: { databaseUrl?: string; sessions: nu
   const culler = new IdleCuller(app, 3_600_000);
 
   return {
+    app,
     async scrape() {
       const started = performance.now();
       const res = await fetch(`${berth.managerUrl}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });

@@ -69,8 +69,8 @@ printTable(`Signed API with metrics and the audit log on vs off (2 × ${duration
 // 2 and 3, in this process on each database.
 await build({ absWorkingDir: root, entryPoints: { 'operations-fixture': 'bench/operations-fixture.ts' }, outdir: 'dist', outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
 const { startFixture } = await import(path.join(root, 'dist/operations-fixture.mjs'));
-console.log('\n| database | /metrics scrape p50 ms | p95 ms | body KiB | idle pass CPU ms (mean) | wall ms (mean) | sessions checked | activity stored |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log('\n| database | /metrics scrape min ms | p50 ms | p95 ms | body KiB | idle pass CPU ms (mean) | wall ms (mean) | sessions checked | activity stored |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const kind of ['PGlite', 'PostgreSQL']) {
   const pg = kind === 'PostgreSQL' ? await startPostgres() : null;
   const fixture = await startFixture({ databaseUrl: pg?.url, sessions: 10_000, running: 1_000, agents: 100 });
@@ -88,7 +88,7 @@ for (const kind of ['PGlite', 'PostgreSQL']) {
     for (let i = 0; i < 20; i++) passes.push(await fixture.idlePass(100));
     const checked = passes[0].result.checked;
     const stored = mean(passes.map((p) => p.result.stored));
-    console.log(`| ${kind} | ${percentile(scrapes, 50).toFixed(1)} | ${percentile(scrapes, 95).toFixed(1)} | ${(bytes / 1024).toFixed(0)} | ${mean(passes.map((p) => p.cpuMs)).toFixed(1)} | ${mean(passes.map((p) => p.wallMs)).toFixed(1)} | ${checked} | ${stored.toFixed(0)} |`);
+    console.log(`| ${kind} | ${Math.min(...scrapes).toFixed(1)} | ${percentile(scrapes, 50).toFixed(1)} | ${percentile(scrapes, 95).toFixed(1)} | ${(bytes / 1024).toFixed(0)} | ${mean(passes.map((p) => p.cpuMs)).toFixed(1)} | ${mean(passes.map((p) => p.wallMs)).toFixed(1)} | ${checked} | ${stored.toFixed(0)} |`);
   } finally {
     await fixture.stop();
     pg?.stop();

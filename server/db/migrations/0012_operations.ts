@@ -19,5 +19,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     create index audit_log_created_at on audit_log(created_at);
     alter table sessions add column last_activity timestamptz;
+    -- /metrics counts kernels that have not ended at every scrape: O(live kernels), however long the history.
+    create index kernels_live on kernels(status, agent_id) where status not in ('TERMINATED', 'CANCELLED');
   `.execute(db);
 }
