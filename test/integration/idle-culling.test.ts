@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { openEventStream, type EventStream } from '../helpers/sse';
+import { connectStream } from '../helpers/ws';
 
 let t: TestBerth;
 let idler: TestUser;
@@ -98,6 +99,27 @@ it('ends a session older than max_session_lifetime with session-lifetime, busy o
   const ended = await terminatedEvent(name);
   expect(ended.data.reason).toBe('session-lifetime');
   expect(await shortLived.client.call('GET', `/session/${name}`)).toMatchObject({ status: 'TERMINATED', statusInfo: 'session-lifetime' });
+});
+
+it('counts terminal input as use, and an open terminal nobody types in as idle', async () => {
+  const typed = await start(idler, { image: 'shell' });
+  const quiet = await start(idler, { image: 'shell' });
+  const typing = await connectStream(t.url, idler, `/stream/session/${typed}/pty`);
+  const silent = await connectStream(t.url, idler, `/stream/session/${quiet}/pty`);
+  const newline = Buffer.from('\n').toString('base64');
+  const timer = setInterval(() => typing.ws.send(JSON.stringify({ type: 'stdin', chars: newline })), 1000);
+  try {
+    const metrics = (await t.admin.request('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^berth_ws_connections\{stream="pty"\} 2$/m);
+    const ended = await terminatedEvent(quiet);
+    expect(ended.data.reason).toBe('idle-timeout');
+    expect((await idler.client.call('GET', `/session/${typed}`)).status).toBe('RUNNING');
+  } finally {
+    clearInterval(timer);
+    typing.ws.close();
+    silent.ws.close();
+    await idler.client.request('DELETE', `/session/${typed}`);
+  }
 });
 
 it('reports idle_checks through GraphQL as well', async () => {
