@@ -35,15 +35,9 @@ it('answers 503 naming the database once the database is stopped', async () => {
   cleanup.push(async () => probe.close());
 
   expect((await probe.request('GET', '/readyz')).status).toBe(200);
-  let stopped = false;
-  if (server) {
-    server.stop();
-    stopped = true;
-  } else {
-    await berth.app.close();
-    stopped = true;
-  }
-  expect(stopped).toBe(true);
+  // The database goes away under the running manager.
+  if (server) server.stop();
+  else await berth.app.close();
   const res = await probe.request('GET', '/readyz');
   expect(res.status).toBe(503);
   expect(String(res.headers['content-type'])).toContain('application/problem+json');
