@@ -3,7 +3,7 @@
  * second, or at once past a batch), so auditing costs a request an array push rather than a database round trip.
  * Readers flush first, shutdown flushes last; a crash can lose at most the last second of records.
  */
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { App } from '../app';
 import type { AuditLogTable } from '../db/schema';
 
@@ -48,7 +48,7 @@ export class AuditWriter {
 
   private async write(rows: AuditRecord[]): Promise<void> {
     try {
-      for (let at = 0; at < rows.length; at += BATCH) await this.app.db.insertInto('audit_log').values(rows.slice(at, at + BATCH)).execute();
+      for (let at = 0; at < rows.length; at += BATCH) await insertBatch(this.app, rows.slice(at, at + BATCH));
     } catch (err) {
       // The database is away (or closing): keep the records for the next flush, within bounds.
       this.pending = [...rows, ...this.pending];
@@ -61,6 +61,18 @@ export class AuditWriter {
       }
     }
   }
+}
+
+/** One statement with one array per column (8 parameters, not 8 per row): about half the cost of VALUES lists. */
+async function insertBatch(app: App, rows: AuditRecord[]): Promise<void> {
+  const column = (pick: (r: AuditRecord) => string | null | undefined) => rows.map((r) => pick(r) ?? null);
+  await sql`
+    insert into audit_log (created_at, actor_email, access_key, client_ip, action, target, status, request_id)
+    select * from unnest(
+      ${column((r) => r.created_at.toISOString())}::timestamptz[], ${column((r) => r.actor_email)}::text[],
+      ${column((r) => r.access_key)}::text[], ${column((r) => r.client_ip ?? '')}::text[], ${column((r) => r.action)}::text[],
+      ${column((r) => r.target)}::text[], ${column((r) => r.status)}::text[], ${column((r) => r.request_id ?? '')}::text[])
+  `.execute(app.db);
 }
 
 const writers = new WeakMap<App, AuditWriter>();
