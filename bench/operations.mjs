@@ -2,7 +2,7 @@
 // BERTH_OBSERVE_REQUESTS on and off, in the same run, alternating), the time of a /metrics scrape with 10,000
 // session records and 100 agents, and the CPU of one idle-culler pass over 1,000 running sessions. The last two run
 // in this process on each database (rows seeded with set-based SQL).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,22 @@ async function startManager(env) {
   const answer = await admin.call('POST', '/admin/gql', { body: { query: `mutation { modify_keypair(access_key: "${ACCESS_KEY}", props: {rate_limit: null}) { ok msg } }` } });
   if (!answer.data?.modify_keypair?.ok) throw new Error(`could not lift the rate limit: ${JSON.stringify(answer)}`);
   admin.close();
-  return { url, host: `127.0.0.1:${port}`, stop: async () => { await proc.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
+  return { url, host: `127.0.0.1:${port}`, pid: proc.child.pid, stop: async () => { await proc.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+/** CPU seconds a process has used (user + system), from /proc: less sensitive to a busy machine than req/s. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** One load run, with the server's CPU per request. */
+async function measureWithCpu(manager, request) {
+  const before = cpuSeconds(manager.pid);
+  const result = await measure({ ...request, duration });
+  const spent = cpuSeconds(manager.pid) - before;
+  // measure() runs a 1 s warm-up first: count its requests too (at the same rate).
+  return { ...result, cpuUs: (spent / (result.rps * (duration + 1))) * 1e6 };
 }
 
 const signed = (host, method, uri, body) => signRequest({ method, uri, host, accessKey: ACCESS_KEY, secretKey: SECRET_KEY, body });
@@ -48,15 +63,17 @@ const cases = [
   ['signed POST /config/get (also audited)', (m) => ({ url: `${m.url}/config/get`, method: 'POST', body: configBody, headers: signed(m.host, 'POST', '/config/get', configBody) })],
 ];
 const rows = [];
+const cpu = [];
 try {
   for (const [name, request] of cases) {
     const runs = { off: [], on: [] };
     for (const round of [0, 1]) {
       for (const [label, manager] of round ? [['on', on], ['off', off]] : [['off', off], ['on', on]]) {
-        runs[label].push(await measure({ ...request(manager), duration }));
+        runs[label].push(await measureWithCpu(manager, request(manager)));
       }
     }
     const offRps = mean(runs.off.map((r) => r.rps));
+    cpu.push([name, mean(runs.off.map((r) => r.cpuUs)), mean(runs.on.map((r) => r.cpuUs))]);
     rows.push({ name: `${name}, observation off`, rps: offRps, p50: mean(runs.off.map((r) => r.p50)), p99: mean(runs.off.map((r) => r.p99)), errors: runs.off.reduce((a, r) => a + r.errors, 0) });
     rows.push({ name: `${name}, metrics + audit on`, rps: mean(runs.on.map((r) => r.rps)), p50: mean(runs.on.map((r) => r.p50)), p99: mean(runs.on.map((r) => r.p99)), errors: runs.on.reduce((a, r) => a + r.errors, 0), baseline: offRps });
   }
@@ -65,6 +82,9 @@ try {
   await on.stop();
 }
 printTable(`Signed API with metrics and the audit log on vs off (2 × ${duration}s per case, 16 connections, load from ${loadGenerator()})`, rows);
+console.log('\n| case | server CPU µs/request, off | on | cost |');
+console.log('|---|---:|---:|---:|');
+for (const [name, offUs, onUs] of cpu) console.log(`| ${name} | ${offUs.toFixed(0)} | ${onUs.toFixed(0)} | ${(((onUs - offUs) / offUs) * 100).toFixed(1)} % |`);
 
 // 2 and 3, in this process on each database.
 await build({ absWorkingDir: root, entryPoints: { 'operations-fixture': 'bench/operations-fixture.ts' }, outdir: 'dist', outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
