@@ -16,6 +16,8 @@ export const PACKAGES = {
   // munge, with nodes in network namespaces made by iproute2).
   test: [
     { pkg: 'postgresql', check: '/usr/lib/postgresql' },
+    // berth backup / restore on PostgreSQL run its pg_dump and pg_restore.
+    { pkg: 'postgresql-client', check: 'pg_dump' },
     { pkg: 'chromium', check: 'chromium' },
     { pkg: 'slurm-wlm', check: '/usr/sbin/slurmctld' },
     { pkg: 'slurm-wlm', check: '/usr/sbin/slurmd' },

@@ -12,6 +12,7 @@ import { BERTH_VERSION } from './version';
 import { startSessionRuntime } from './sessions/runtime';
 import { startServiceScaler, stopServiceScaler } from './services/scaler';
 import { recoverInterruptedClones } from './storage/clone-recovery';
+import { startOperations } from './operations/start';
 
 export type Role = 'manager' | 'web' | 'apps';
 
@@ -42,22 +43,26 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
   const agentId = await registerLocalAgent(app, BERTH_VERSION);
   const sessions = await startSessionRuntime(app, agentId);
   startServiceScaler(app, settings.serviceScaleIntervalMs);
+  const operations = startOperations(app, roles);
 
   const listeners: Listening[] = [];
   const manager = await listen(createManagerServer(app), settings.managerPort, settings.host);
   listeners.push(manager);
+  operations.watch('manager', manager.server);
   let webUrl: string | undefined;
   let appsUrl: string | undefined;
   if (roles.includes('web')) {
     const { createWebServer } = await import('./web/next-server');
     const web = await listen(await createWebServer(app, manager.url, options.projectDir ?? process.cwd()), settings.webPort, settings.host);
     listeners.push(web);
+    operations.watch('web', web.server);
     webUrl = web.url;
   }
   if (roles.includes('apps')) {
     const { createAppProxyServer } = await import('./appproxy/server');
     const apps = await listen(createAppProxyServer(app), settings.appPort, settings.host);
     listeners.push(apps);
+    operations.watch('apps', apps.server);
     appsUrl = apps.url;
     app.appProxyUrl ??= apps.url;
   }
@@ -71,6 +76,7 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
       await stopServiceScaler(app);
       app.events.close();
       for (const l of listeners.reverse()) await l.close();
+      await operations.stop();
       await sessions.stop();
       await app.close();
     },

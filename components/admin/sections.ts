@@ -13,9 +13,11 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   { href: '/admin/users', label: 'Users' },
   { href: '/admin/agents', label: 'Agents' },
   { href: '/admin/presets', label: 'Resource presets' },
+  { href: '/admin/resource-policies', label: 'Resource policies' },
   { href: '/admin/scaling-groups', label: 'Scaling groups' },
   { href: '/admin/manager', label: 'Manager', superadminOnly: true },
   { href: '/admin/error-logs', label: 'Error logs' },
+  { href: '/admin/audit-log', label: 'Audit log', superadminOnly: true },
   { href: '/admin/config', label: 'Configuration', superadminOnly: true },
 ];
 

@@ -31,6 +31,7 @@ import { FactRow } from '@/components/admin/ui/FactRow';
 import { SessionLogs } from './SessionLogs';
 import { SessionTerminals } from './SessionTerminals';
 import { isUsable, renameSession, restartSession, terminateSession, useSession } from './useSessions';
+import { IdleTimeLeft, LifetimeLeft } from './TimeLeft';
 
 type TabName = 'terminal' | 'console' | 'files' | 'logs';
 
@@ -54,6 +55,16 @@ function Facts({ info }: { info: SessionInfo }) {
         </Fact>
         <Fact label="Started">{formatDateTime(info.creationTime)}</Fact>
         {info.terminationTime && <Fact label="Ended">{formatDateTime(info.terminationTime)}</Fact>}
+        {info.idleChecks?.idle_timeout && (
+          <Fact label="Idle timeout" testId="fact-idle-timeout">
+            <IdleTimeLeft checks={info.idleChecks} />
+          </Fact>
+        )}
+        {info.idleChecks?.session_lifetime && (
+          <Fact label="Lifetime" testId="fact-lifetime">
+            <LifetimeLeft checks={info.idleChecks} />
+          </Fact>
+        )}
         {info.type === 'batch' && info.result !== 'undefined' && <Fact label="Result">{info.result}</Fact>}
         <Fact label="Session ID">
           <Box component="code" sx={{ fontSize: 12 }}>

@@ -36,6 +36,8 @@ export interface SessionInfo {
   terminationTime: string | null;
   numQueriesExecuted: number;
   result: string;
+  /** What the idle culler measures (issue 14): {idle_timeout?, session_lifetime?}. */
+  idleChecks?: import('./TimeLeft').IdleChecks;
 }
 
 /** An app the session's image offers (GET /stream/session/{name}/apps). */

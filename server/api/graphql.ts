@@ -8,6 +8,7 @@ import { route, type RouteDef } from '../http/route';
 import { Problem } from '../http/problem';
 import { runGraphql, type GraphqlRequest } from '../graphql/execute';
 import { berthSchema } from '../graphql/schema';
+import { auditGraphql } from '../audit/graphql';
 
 // Built when the routes load, so a schema that does not build stops the manager at start instead of failing requests.
 berthSchema();
@@ -40,14 +41,14 @@ export const graphqlRoutes: RouteDef[] = [
     method: 'POST', path: ['/admin/gql', '//gql'], privilege: 'user', status: null, input,
     summary: 'Run a GraphQL query or mutation → {data, errors}',
     response: 'The standard GraphQL answer: {"data": …, "errors": […]} (errors only when there are some), always 200.',
-    handler: ({ app, principal, input: body }) => runGraphql(app, principal, request(body)),
+    handler: async (ctx) => auditGraphql(ctx, request(ctx.input), await runGraphql(ctx.app, ctx.principal, request(ctx.input))),
   }),
   route({
     method: 'POST', path: ['/admin/graphql', '//graphql'], privilege: 'user', status: null, input,
     summary: 'Run a GraphQL query or mutation (legacy) → data',
     response: 'The bare data object; any error → 400 graphql-error with data = the errors array.',
-    handler: async ({ app, principal, input: body }) => {
-      const result = await runGraphql(app, principal, request(body));
+    handler: async (ctx) => {
+      const result = auditGraphql(ctx, request(ctx.input), await runGraphql(ctx.app, ctx.principal, request(ctx.input)));
       if (result.errors?.length) {
         throw new Problem('graphql-error', result.errors.map((e) => e.message).join('\n'), result.errors);
       }

@@ -19,8 +19,9 @@ import { folderRoutes } from './folders';
 import { folderTransferRoutes } from './folder-transfers';
 import { folderSharingRoutes } from './folder-sharing';
 import { serviceRoutes } from './services';
+import { operationsRoutes } from './operations';
 
-const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes, folderRoutes, folderTransferRoutes, folderSharingRoutes, serviceRoutes];
+const sections: RouteDef[][] = [versionRoutes, authRoutes, configRoutes, managerRoutes, resourceRoutes, logRoutes, graphqlRoutes, sessionRoutes, streamRoutes, sessionFileRoutes, imageRoutes, eventRoutes, userConfigRoutes, templateRoutes, folderRoutes, folderTransferRoutes, folderSharingRoutes, serviceRoutes, operationsRoutes];
 
 export function allRoutes(): RouteDef[] {
   return [...sections.flat(), ...openApiRoutes(() => sections.flat())];

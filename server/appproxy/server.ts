@@ -16,6 +16,7 @@ import { VerifiedCookies } from './verified-cookies';
 import { forwardedCookies, parseCookies } from '../http/cookies';
 import { pickRoute, routeTableOf } from '../services/route-table';
 import { tokenFromHeader, verifyServiceToken } from '../services/tokens';
+import { noteAppTraffic } from '../culling/activity';
 
 const APP_PATH = /^\/app\/([a-f0-9]{24})(\/|$)/;
 /** Model services (CONTRACT §13): /service/<endpoint id>[/<path the model server sees>]. */
@@ -77,6 +78,7 @@ export function createAppProxyServer(app: App): http.Server {
     const kept = forwardedCookies(cookies);
     if (kept) req.headers.cookie = kept;
     else delete req.headers.cookie;
+    noteAppTraffic(route.session_id, req);
     return route;
   }
 

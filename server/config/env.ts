@@ -28,6 +28,14 @@ export interface BerthSettings {
   appDomain?: string;
   /** How often the model-service scaler runs (BERTH_SERVICE_SCALE_INTERVAL, seconds; default 10). */
   serviceScaleIntervalMs: number;
+  /** A bearer token that may scrape GET /metrics (BERTH_METRICS_TOKEN); signed superadmins always may. */
+  metricsToken?: string;
+  /** Audit log records older than this are pruned (BERTH_AUDIT_RETENTION_DAYS; default 90). */
+  auditRetentionDays: number;
+  /** How often the idle culler looks at running sessions (BERTH_IDLE_CHECK_INTERVAL, seconds; default 5). */
+  idleCheckIntervalMs: number;
+  /** Request metrics and the audit log (BERTH_OBSERVE_REQUESTS; default on: off only to measure their cost). */
+  observeRequests: boolean;
   /** The dashboard's password form (BERTH_PASSWORD_LOGIN; default on). */
   passwordLogin: boolean;
   /** Single sign-on through an OpenID Connect provider (BERTH_OIDC_*); absent when BERTH_OIDC_ISSUER is unset. */
@@ -184,5 +192,9 @@ export function readSettings(env: Environment = process.env): BerthSettings {
       : null,
     passwordLogin: readPasswordLogin(env),
     oidc: readOidcSettings(env),
+    metricsToken: env.BERTH_METRICS_TOKEN || undefined,
+    auditRetentionDays: seconds(env.BERTH_AUDIT_RETENTION_DAYS, 90),
+    idleCheckIntervalMs: seconds(env.BERTH_IDLE_CHECK_INTERVAL, 5) * 1000,
+    observeRequests: !env.BERTH_OBSERVE_REQUESTS || flag(env.BERTH_OBSERVE_REQUESTS),
   };
 }

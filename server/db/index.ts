@@ -28,6 +28,13 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+const embedded = new WeakMap<Db, PGlite>();
+
+/** The PGlite instance behind an embedded database (backups dump its data directory); undefined on PostgreSQL. */
+export function embeddedDatabase(db: Db): PGlite | undefined {
+  return embedded.get(db);
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   let opened: OpenedDatabase;
   if (options.url) {
@@ -40,6 +47,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     // An idle client can lose its connection (server restart, admin termination): the pool replaces it, and
     // the error must not become an uncaught exception that stops the manager.
     pool.on('error', (err) => console.error('database connection lost:', err.message));
+    // A checked-out client whose server goes away (a restart, pg_ctl stop) emits the error too: its query fails,
+    // and the event must not be an uncaught exception either.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     opened = { db, kind: 'postgres', close: () => db.destroy() };
   } else {
@@ -47,6 +57,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     const lite = new PGlite(options.dataDir, { parsers: { [INT8_OID]: (v: string) => Number(v) } });
     await lite.waitReady;
     const db = new Kysely<Database>({ dialect: new PGliteDialect(lite) });
+    embedded.set(db, lite);
     opened = {
       db,
       kind: 'pglite',

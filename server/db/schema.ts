@@ -7,6 +7,7 @@ import type {
   AgentTable,
   AppRouteTable,
   AppTokenTable,
+  AuditLogTable,
   BackgroundTaskTable,
   ConfigTable,
   ContainerRegistryTable,
@@ -72,6 +73,7 @@ export interface Database {
   vfolder_permissions: VFolderPermissionTable;
   vfolder_invitations: VFolderInvitationTable;
   quota_scopes: QuotaScopeTable;
+  audit_log: AuditLogTable;
 }
 
 export type User = Selectable<UserTable>;

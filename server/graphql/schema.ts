@@ -23,6 +23,7 @@ import { endpointResolvers, endpointTypeDefs } from './endpoints';
 import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
 import { quotaScopeResolvers, quotaScopeTypeDefs } from './quota-scopes';
 import { vfolderPermissionResolvers, vfolderPermissionTypeDefs } from './vfolder-permissions';
+import { auditLogResolvers, auditLogTypeDefs } from './audit-log';
 
 /** The roots; each family extends them. */
 const rootTypeDefs = /* GraphQL */ `
@@ -47,6 +48,7 @@ const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: imageMutationTypeDefs, resolvers: imageMutationResolvers },
   { typeDefs: sessionTypeDefs, resolvers: sessionResolvers },
   { typeDefs: endpointTypeDefs, resolvers: endpointResolvers },
+  { typeDefs: auditLogTypeDefs, resolvers: auditLogResolvers },
 ];
 
 export const FROZEN_MESSAGE = 'server-frozen: the manager is frozen for maintenance; mutations are refused until it runs again.';

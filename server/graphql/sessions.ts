@@ -15,6 +15,7 @@ import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notF
 import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from './filter';
 import { canonicalUuid } from './scalars';
 import { formatKernelStat } from '../sessions/kernel-stats';
+import { idleChecksWith, idleLimitsOf, type IdleLimits } from '../culling/checks';
 
 // group_id is a String, as in Backend.AI (clients declare `$group_id: String`); it is checked as a UUID.
 const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: String, domain_name: String';
@@ -132,7 +133,7 @@ export const sessionTypeDefs = /* GraphQL */ `
     "The same as agent_ids (Backend.AI's legacy name)."
     agents: [String]
     main_kernel_id: UUID
-    "Always an empty object: Berth's idle timeout is the keypair policy's idle_timeout, checked by the scheduler."
+    "What the idle culler measures (the keypair policy's idle_timeout and max_session_lifetime), as GET /session/{name}'s idleChecks: {idle_timeout: {threshold, remaining, last_activity}, session_lifetime: {threshold, remaining}}, each only when it applies; {} otherwise."
     idle_checks: JSONString
     "Always empty: Berth has no abuse detector."
     abusing_reports: [JSONString]
@@ -401,7 +402,8 @@ export const sessionResolvers: ResolverMap = {
     scheduled_at: (s: SessionRow) => scheduledAt(s.status_history),
     agent_ids: (s: SessionRow, _args, ctx: GqlContext) => agentIdsOf(ctx, s.id),
     agents: (s: SessionRow, _args, ctx: GqlContext) => agentIdsOf(ctx, s.id),
-    idle_checks: () => ({}),
+    idle_checks: async (s: SessionRow, _args, ctx: GqlContext) =>
+      idleChecksWith(s, await loader<string, IdleLimits>(ctx, 'session.idle-limits', (keys) => idleLimitsOf(ctx.app, keys)).load(s.access_key)),
     abusing_reports: () => [],
     inference_metrics: () => null,
     main_kernel_id: async (s: SessionRow, _args, ctx: GqlContext) => (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main')?.id ?? null,

@@ -14,6 +14,7 @@ import { fieldErrors } from './params';
 import { Problem } from './problem';
 import { HANDLED, isRawReply, type Privilege, type RouteDef } from './route';
 import { Router } from './router';
+import { observeRequest, type RequestFacts } from '../metrics/requests';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const EMPTY_BODY = Buffer.alloc(0);
@@ -36,6 +37,8 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
   const requestId = `${processTag}-${(++requestCounter).toString(36)}`;
   // Written once with the answer (writeHead): cheaper than a setHeader per header on every request.
   const headers = answerHeaders();
+  // Metrics and the audit log read what the request turned out to be once its answer ends (server/metrics/).
+  const seen = observeRequest(app, req, res, requestId);
   let route: RouteDef | undefined;
   try {
     const rawUrl = req.url ?? '/';
@@ -48,10 +51,10 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       if (allowed.length) throw new Problem('method-not-allowed', `${method} is not allowed here.`, undefined, { headers: { Allow: allowed.join(', ') } });
       throw new Problem('url-not-found', `No API route at ${path}.`, path);
     }
-    route = match.route;
+    route = seen.route = match.route;
     // Awaited only when something is really pending (a body to read, a keypair to load): the common signed GET
     // passes every check without a tick.
-    let admission = admit(app, route, req, method, rawUrl, queryAt, match.params, headers);
+    let admission = admit(app, route, req, method, rawUrl, queryAt, match.params, headers, seen);
     if (admission instanceof Promise) admission = await admission;
     const { principal, input, rawBody, clientIp } = admission;
     if (route.websocket) throw new Problem('upgrade-required', 'Connect to this endpoint with a WebSocket upgrade.', undefined, { headers: { Upgrade: 'websocket' } });
@@ -108,12 +111,14 @@ export function admit(
   queryAt: number,
   params: Record<string, string | undefined>,
   headers: Record<string, string>,
+  seen?: RequestFacts,
 ): Admission | Promise<Admission> {
   const signed = route.privilege !== 'none';
   if (signed && !req.headers.authorization) throw new Problem('auth-failed', 'Authorization header is missing.');
   const admitBody = (rawBody: Buffer): Admission | Promise<Admission> => {
     const clientIp = clientAddress(req);
     const pass = (principal: Principal | null): Admission => {
+      if (seen) seen.principal = principal;
       if (principal) {
         const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
         setRateLimitHeaders(headers, limit);
@@ -128,6 +133,7 @@ export function admit(
         throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
       }
       const input = parseInput(route, method, rawUrl, queryAt, rawBody, params);
+      if (seen) seen.input = input;
       return { principal: principal as Principal, input, rawBody, clientIp };
     };
     if (!signed) return pass(null);

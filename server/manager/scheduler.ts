@@ -7,6 +7,7 @@
  * One instance per App, kept beside it rather than on it so the App's shape stays as it is.
  */
 import type { App } from '../app';
+import { timePass } from '../metrics/passes';
 
 export const SCHEDULER_EVENTS = ['schedule', 'prepare', 'scale_services'] as const;
 export type SchedulerEvent = (typeof SCHEDULER_EVENTS)[number];
@@ -78,7 +79,7 @@ export class Scheduler {
   async observe<T>(event: SchedulerEvent, trigger: string, work: () => Promise<T>): Promise<T> {
     const report: PassReport = { trigger_event: trigger, execution_time: new Date().toISOString() };
     this.reports.set(event, report);
-    const result = await work();
+    const result = await timePass(this.app, event, work);
     report.finish_time = new Date().toISOString();
     return result;
   }

@@ -8,6 +8,7 @@ import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { Problem } from '../http/problem';
 import type { RunnerConnection, RunnerEvent } from '../agents/channel/connection';
+import { holdSession, touchSession } from '../culling/activity';
 
 export const FLUSH_MS = 2_000;
 /** CONTRACT §17: records a run buffers before its runner is made to wait for the client to collect them. */
@@ -154,6 +155,7 @@ export class Executions {
       throw new Problem('kernel-execution-failed', err instanceof Error ? err.message : String(err));
     }
     const run = new Run(runId, connection);
+    holdSession(session.id, connection);
     let release!: () => void;
     state.turn = new Promise((resolve) => (release = resolve));
     state.current = run;
@@ -186,5 +188,7 @@ export async function mainKernel(app: App, session: Session) {
   if (!kernel?.agent_id || !app.agents.get(kernel.agent_id)?.isAlive(kernel.id)) {
     throw new Problem('kernel-execution-failed', 'The session has no running kernel.');
   }
+  // Every execution, poll and terminal starts here: it counts as using the session (server/culling/).
+  touchSession(session.id);
   return kernel;
 }

@@ -2,6 +2,7 @@
 import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { formatKernelStat } from './kernel-stats';
+import { idleChecksOf } from '../culling/checks';
 
 export async function sessionInfo(app: App, session: Session) {
   const main = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
@@ -40,7 +41,7 @@ export async function sessionInfo(app: App, session: Session) {
     terminationTime: session.terminated_at ? session.terminated_at.toISOString() : null,
     numQueriesExecuted: session.num_queries,
     lastStat,
-    idleChecks: {},
+    idleChecks: await idleChecksOf(app, session),
   };
 }
 

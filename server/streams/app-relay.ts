@@ -5,9 +5,11 @@
 import net from 'node:net';
 import type { WebSocket } from 'ws';
 import type { AppRoute } from '../db/schema';
+import { watchSessionSocket } from '../culling/activity';
 
 export function relayToApp(route: AppRoute, ws: WebSocket): void {
   const upstream = net.connect(route.host_port, route.host);
+  watchSessionSocket(route.session_id, upstream);
   upstream.on('data', (chunk) => ws.readyState === ws.OPEN && ws.send(chunk, { binary: true }));
   upstream.on('close', () => ws.close(1000, 'app closed the connection'));
   upstream.on('error', () => ws.close(1011, 'app unreachable'));

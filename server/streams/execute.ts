@@ -10,6 +10,7 @@ import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { mainKernel, mergeConsole, type ConsoleItem } from '../sessions/execute';
 import type { RunnerEvent } from '../agents/channel/connection';
+import { holdSession } from '../culling/activity';
 
 export const WS_FLUSH_MS = 200;
 
@@ -46,6 +47,7 @@ export function serveExecute(app: App, session: Session, ws: WebSocket): void {
         const kernel = await mainKernel(app, session);
         const connection = await app.agents.get(kernel.agent_id!)!.execute(kernel.id, { mode: request.mode, code: request.code, options: request.options ?? {} });
         send = (message) => connection.send(message);
+        holdSession(session.id, connection);
         pump(connection);
         const leave = () => {
           if (!finished) connection.send({ op: 'interrupt' });

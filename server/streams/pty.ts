@@ -10,6 +10,7 @@ import type { Session } from '../db/schema';
 import { mainKernel } from '../sessions/execute';
 import { restartSession } from '../sessions/restart';
 import type { RunnerConnection, RunnerEvent } from '../agents/channel/connection';
+import { touchSession } from '../culling/activity';
 
 const frame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stdin'), chars: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/) }),
@@ -70,8 +71,10 @@ export function servePty(app: App, session: Session, first: OpenTerminal, ws: We
       ws.close(1003, 'malformed frame');
       return;
     }
-    if (message.type === 'stdin') terminal.send({ op: 'stdin', b64: message.chars });
-    else if (message.type === 'resize') {
+    if (message.type === 'stdin') {
+      touchSession(session.id);
+      terminal.send({ op: 'stdin', b64: message.chars });
+    } else if (message.type === 'resize') {
       size = { rows: message.rows, cols: message.cols };
       terminal.send({ op: 'resize', ...size });
     } else if (message.type === 'restart') {

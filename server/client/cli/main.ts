@@ -8,6 +8,7 @@ import { config } from './config';
 import { events, session } from './sessions';
 import { folder } from './folders';
 import { service } from './services';
+import { backup, restore } from './backup';
 
 const USAGE = `Usage: berth <command> [options]
 
@@ -46,6 +47,9 @@ const USAGE = `Usage: berth <command> [options]
   service scale ID COUNT           set the number of sessions
   service token ID [--duration 30d]   a token for the service's endpoint
   request METHOD PATH [JSON]       any signed request; prints the JSON answer
+  backup FILE                      a backup of the whole database from the running manager (superadmin)
+  restore FILE [--data-dir DIR]    restore a backup into a stopped Berth's empty database
+                                   (BERTH_DATA_DIR, or the empty PostgreSQL database of BERTH_DATABASE_URL)
 
 Environment: BERTH_ENDPOINT (default http://127.0.0.1:8081), BERTH_ACCESS_KEY, BERTH_SECRET_KEY,
 BERTH_PASSWORD (for login), BERTH_CLI_CONFIG (where login saves the keypair).`;
@@ -71,6 +75,10 @@ async function run(argv: string[]): Promise<unknown> {
       return folder(rest);
     case 'service':
       return service(rest);
+    case 'backup':
+      return backup(rest);
+    case 'restore':
+      return restore(rest);
     case 'request': {
       const [method, requestPath, body] = rest;
       if (!method || !requestPath) throw new UsageError('request needs METHOD and PATH');

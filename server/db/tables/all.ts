@@ -6,3 +6,4 @@ export * from './images';
 export * from './sessions';
 export * from './services';
 export * from './vfolders';
+export * from './operations';

@@ -47,6 +47,8 @@ export interface SessionTable {
   num_queries: Defaulted<number>;
   created_at: Timestamp;
   terminated_at: OptionalTimestamp;
+  /** The last use seen by the idle culler (server/culling/); null until the first. */
+  last_activity: OptionalTimestamp;
 }
 
 export interface KernelServicePort extends ServicePort {

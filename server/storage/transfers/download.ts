@@ -19,6 +19,7 @@ import type { FolderRow } from '../access';
 import { FolderRoot, at, locate, problemOf } from '../safe-path';
 import { folderRootPath } from '../usage';
 import { fileNotFound, fromProblem, sendProblem, type ProblemBody } from './respond';
+import { countStreamBytes } from '../../metrics/storage';
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 // O_NONBLOCK: a FIFO swapped in for a file must not hang the open.
@@ -108,7 +109,7 @@ export async function serveDownload(app: App, req: IncomingMessage, res: ServerR
       return sendProblem(res, asProblem(err, relative), CORS_HEADERS);
     }
     if (file) {
-      await serveFile(req, res, file, components[components.length - 1], options);
+      await serveFile(app, req, res, file, components[components.length - 1], options);
       return;
     }
     if (!dir) return;
@@ -127,7 +128,7 @@ export async function serveDownload(app: App, req: IncomingMessage, res: ServerR
   }
 }
 
-async function serveFile(req: IncomingMessage, res: ServerResponse, file: FileHandle, name: string, options: DownloadOptions): Promise<void> {
+async function serveFile(app: App, req: IncomingMessage, res: ServerResponse, file: FileHandle, name: string, options: DownloadOptions): Promise<void> {
   let handed = false;
   try {
     const stat = await file.stat();
@@ -170,6 +171,7 @@ async function serveFile(req: IncomingMessage, res: ServerResponse, file: FileHa
     stream.on('error', () => res.destroy());
     res.on('close', () => stream.destroy());
     stream.pipe(res);
+    countStreamBytes(app, 'download', stream);
   } finally {
     if (!handed) await file.close().catch(() => undefined);
   }
@@ -197,6 +199,7 @@ async function streamZip(app: App, req: IncomingMessage, res: ServerResponse, di
     stop.abort();
   });
   archive.pipe(res);
+  countStreamBytes(app, 'download', archive);
   const walker = new ZipWalker(archive, dev, stop.signal);
   try {
     await walker.addTree(dirFd, '');

@@ -23,6 +23,7 @@ import type { StorageVolume } from '../hosts';
 import { problemOf } from '../safe-path';
 import { fromProblem, noSuchUploadSession, sendProblem, type ProblemBody } from './respond';
 import { finishUpload, uploadsOf, type FinishContext } from './uploads';
+import { countStorageBytes } from '../../metrics/storage';
 
 const OFFSET_TYPE = 'application/offset+octet-stream';
 const EXPIRY_MS = 24 * 3600 * 1000;
@@ -110,6 +111,7 @@ export async function patchUpload(
     if (current.offset !== given) return offsetConflict(current.offset, given);
     if (length !== null && given + length > size) return fromProblem(new Problem('payload-too-large', `The upload takes at most ${size - given} more bytes.`));
     const offset = await append(req, path.join(store.directory, upload.id), given, size - given);
+    countStorageBytes(app, 'upload', offset - given);
     if (offset === size) {
       const problem = await finishUpload(app, volume, store, current, finish);
       if (problem) return problem;

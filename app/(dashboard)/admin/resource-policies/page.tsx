@@ -1,0 +1,8 @@
+import type { Metadata } from 'next';
+import { ResourcePoliciesView } from '@/components/admin/ResourcePoliciesView';
+
+export const metadata: Metadata = { title: 'Resource policies' };
+
+export default function Page() {
+  return <ResourcePoliciesView />;
+}

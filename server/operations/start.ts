@@ -1,0 +1,42 @@
+/**
+ * Starts what operating Berth needs beside the listeners (issue 14): the idle culler, the audit log's pruning and
+ * flushing, the session-start timer, and the listeners' watch for /readyz and metrics. One call from start.ts.
+ */
+import type http from 'node:http';
+import type { App } from '../app';
+import { auditOf } from '../audit/writer';
+import { pruneAuditLog } from '../audit/list';
+import { IdleCuller } from '../culling/culler';
+import { expectRoles } from '../health/readiness';
+import { watchListener, type ListenerRole } from '../metrics/listeners';
+import { watchSessionStarts } from '../metrics/passes';
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+export interface Operations {
+  culler: IdleCuller;
+  /** Call once a role's server listens. */
+  watch(role: ListenerRole, server: http.Server): void;
+  stop(): Promise<void>;
+}
+
+export function startOperations(app: App, roles: ListenerRole[]): Operations {
+  expectRoles(app, ['manager', ...roles.filter((r) => r !== 'manager')]);
+  const stopWatchingStarts = watchSessionStarts(app);
+  const culler = new IdleCuller(app, app.settings.idleCheckIntervalMs);
+  culler.start();
+  const prune = () => pruneAuditLog(app).catch((err: unknown) => app.log.warn({ err }, 'audit log pruning failed'));
+  void prune();
+  const pruning = setInterval(() => void prune(), PRUNE_EVERY_MS);
+  pruning.unref();
+  return {
+    culler,
+    watch: (role, server) => watchListener(app, role, server),
+    async stop() {
+      clearInterval(pruning);
+      stopWatchingStarts();
+      await culler.stop();
+      await auditOf(app).close();
+    },
+  };
+}
