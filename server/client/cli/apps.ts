@@ -54,6 +54,17 @@ export function sshOptions(forward: { port: number }, keys: { keyFile: string; k
   return ['-p', String(forward.port), '-i', keys.keyFile, '-o', 'IdentitiesOnly=yes', '-o', `HostKeyAlias=${keys.alias}`, '-o', `UserKnownHostsFile=${keys.knownHosts}`, '-o', 'StrictHostKeyChecking=yes'];
 }
 
+const ENDED = ['TERMINATING', 'TERMINATED', 'ERROR', 'CANCELLED'];
+
+/** Whether the session is gone or over (a refused connection may just be a passing error). */
+async function sessionEnded(client: BerthClient, session: string): Promise<boolean> {
+  const res = await client.request('GET', `/session/${encodeURIComponent(session)}`).catch(() => null);
+  if (!res) return false;
+  const ended = res.status === 404 || (res.ok && ENDED.includes(res.json().status));
+  if (ended) console.error(`berth app: the session ${session} has ended; stopping the forward.`);
+  return ended;
+}
+
 /** Closes the forward on Ctrl-C / SIGTERM and resolves when that happened. */
 function untilInterrupted(forward: Forward): Promise<void> {
   return new Promise((resolve) => {
@@ -81,8 +92,8 @@ export async function appForward(args: string[]): Promise<unknown> {
     session, app, protocol, ...bind,
     onError: (err) => {
       console.error(`berth app: a connection was refused: ${err instanceof Error ? err.message : String(err)}`);
-      // The session ended or is no longer ours: nothing more will get through.
-      if (err instanceof ApiError && err.status === 404) sessionGone = true;
+      // The session ended (or is no longer ours): nothing more will get through, so the forward stops.
+      if (err instanceof ApiError) void sessionEnded(client, session).then((ended) => (sessionGone ||= ended));
     },
   });
   const where = forward.host.includes(':') ? `[${forward.host}]` : forward.host;
