@@ -80,7 +80,7 @@ async function startAppForward(user: TestUser, who: string, session: string, app
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', () => {
       const m = /Forwarding 127\.0\.0\.1:(\d+)/.exec(output);
-      if (m) resolve(Number(m[1]));
+      if (m && output.includes('Press Ctrl-C')) resolve(Number(m[1]));
     });
     void done.then((r) => reject(new Error(`berth app exited ${r.code}: ${output}`)));
   });
