@@ -16,8 +16,8 @@ export function sshCommands(sessionName: string): { label: string; command: stri
   const key = `~/.berth/${sessionName}.key`;
   const ssh = `ssh -p ${LOCAL_PORT} -i ${key}`;
   return [
-    { label: 'Forward the session\'s SSH server to a local port (leave it running)', command: `npx berth app ${sessionName} sshd --bind 127.0.0.1:${LOCAL_PORT}` },
-    { label: 'Log in (after saving the key below as ' + key + ')', command: `chmod 600 ${key} && ${ssh} work@127.0.0.1` },
+    { label: `Forward the session's SSH server to a local port (leave it running; it saves the session key as ${key})`, command: `npx berth app ${sessionName} sshd --bind 127.0.0.1:${LOCAL_PORT}` },
+    { label: 'Log in', command: `${ssh} work@127.0.0.1` },
     { label: 'Copy files', command: `scp -P ${LOCAL_PORT} -i ${key} ./file.txt work@127.0.0.1:` },
     { label: 'Browse with SFTP', command: `sftp -P ${LOCAL_PORT} -i ${key} work@127.0.0.1` },
     { label: 'Sync a directory', command: `rsync -e '${ssh}' -a ./data/ work@127.0.0.1:data/` },
@@ -39,7 +39,8 @@ export function SessionSsh({ sessionId, sessionName }: { sessionId: string; sess
           </Button>
         </Stack>
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
-          Work from your own machine with ssh, scp, sftp, rsync or VS Code Remote-SSH. The key is this session&apos;s own and ends with it; keep it private.
+          Work from your own machine with ssh, scp, sftp, rsync or VS Code Remote-SSH. The key is this session&apos;s own and ends with it; keep
+          it private. Downloaded with the button instead, save it as ~/.berth/{sessionName}.key and <code>chmod 600</code> it.
         </Typography>
         <Stack spacing={1.25}>
           {sshCommands(sessionName).map(({ label, command }) => (

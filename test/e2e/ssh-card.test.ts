@@ -57,7 +57,8 @@ describe('the SSH / SFTP card', () => {
     await card.waitFor({ timeout: 60_000 });
     const commands = await card.getByTestId('ssh-command').allInnerTexts();
     expect(commands).toContain(`npx berth app ${SESSION} sshd --bind 127.0.0.1:2222`);
-    expect(commands).toContain(`chmod 600 ~/.berth/${SESSION}.key && ssh -p 2222 -i ~/.berth/${SESSION}.key work@127.0.0.1`);
+    expect(commands).toContain(`ssh -p 2222 -i ~/.berth/${SESSION}.key work@127.0.0.1`);
+    expect(commands).toContain(`rsync -e 'ssh -p 2222 -i ~/.berth/${SESSION}.key' -a ./data/ work@127.0.0.1:data/`);
     expect(commands).toContain(`npx berth ssh ${SESSION}`);
     expect(commands.some((c) => c.startsWith('sftp -P 2222'))).toBe(true);
   });

@@ -98,10 +98,13 @@ export async function appForward(args: string[]): Promise<unknown> {
   });
   const where = forward.host.includes(':') ? `[${forward.host}]` : forward.host;
   if (app === 'sshd') {
-    const keyFile = path.join(keyDir(), `${session.replace(/[^\w.-]/g, '_')}.key`);
-    console.log(`Forwarding ${where}:${forward.port} to ${app} in ${session}. Fetch the session key once with \`berth ssh ${session} -- true\`, then:`);
-    console.log(`  ssh -p ${forward.port} -i ${keyFile} ${SSH_USER}@${where}`);
-    console.log(`  rsync -e 'ssh -p ${forward.port} -i ${keyFile}' -a ./data/ ${SSH_USER}@${where}:data/`);
+    // The session key (and its host key), so the printed commands work as they are.
+    const keys = await fetchSessionKeys(client, session);
+    const ssh = `ssh -p ${forward.port} -i ${keys.keyFile}`;
+    console.log(`Forwarding ${where}:${forward.port} to ${app} in ${session} (session key: ${keys.keyFile}).`);
+    console.log(`  ${ssh} ${SSH_USER}@${where}`);
+    console.log(`  rsync -e '${ssh}' -a ./data/ ${SSH_USER}@${where}:data/`);
+    console.log(`  (to check the server's host key: -o HostKeyAlias=${keys.alias} -o UserKnownHostsFile=${keys.knownHosts})`);
   } else if (protocol === 'http') {
     console.log(`Forwarding ${where}:${forward.port} to ${app} in ${session}: open http://${where}:${forward.port}${basePath}`);
   } else {
