@@ -34,13 +34,13 @@ export function SessionSsh({ sessionId, sessionName }: { sessionId: string; sess
           <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
             SSH / SFTP
           </Typography>
-          <Button variant="outlined" size="small" component="a" href={keyHref} download={`${sessionName}.key`} data-testid="ssh-key-download">
+          <Button variant="outlined" size="small" component="a" href={keyHref} download data-testid="ssh-key-download">
             Download session key
           </Button>
         </Stack>
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
           Work from your own machine with ssh, scp, sftp, rsync or VS Code Remote-SSH. The key is this session&apos;s own and ends with it; keep
-          it private. Downloaded with the button instead, save it as ~/.berth/{sessionName}.key and <code>chmod 600</code> it.
+          it private. Downloaded with the button instead (id_container), save it as ~/.berth/{sessionName}.key and <code>chmod 600</code> it.
         </Typography>
         <Stack spacing={1.25}>
           {sshCommands(sessionName).map(({ label, command }) => (

@@ -67,7 +67,8 @@ describe('the SSH / SFTP card', () => {
     const download = page.waitForEvent('download');
     await page.getByTestId('ssh-key-download').click();
     const saved = await download;
-    expect(saved.suggestedFilename()).toBe(`${SESSION}.key`);
+    // The manager names the file (Content-Disposition): the key's name in the session.
+    expect(saved.suggestedFilename()).toBe('id_container');
     const file = (await saved.path())!;
     const key = readFileSync(file, 'utf8');
     expect(key).toContain('BEGIN OPENSSH PRIVATE KEY');
