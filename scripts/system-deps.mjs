@@ -4,13 +4,16 @@ import { execFileSync, spawnSync } from 'node:child_process';
 
 export const PACKAGES = {
   // Running Berth: sandboxes for sessions (bubblewrap; util-linux's setpriv is essential), Python for kernels,
-  // Jupyter for the python image's `jupyter` app, procps for the tools people expect in a terminal.
+  // Jupyter for the python image's `jupyter` app, procps for the tools people expect in a terminal, OpenSSH's server
+  // for every session's `sshd` app and rsync beside it (so `rsync` from one's own machine finds its other end).
   run: [
     { pkg: 'bubblewrap', check: 'bwrap' },
     { pkg: 'python3', check: '/usr/bin/python3' },
     { pkg: 'jupyter-notebook', check: '/usr/bin/jupyter-notebook' },
     { pkg: 'python3-ipykernel', check: '/usr/lib/python3/dist-packages/ipykernel' },
     { pkg: 'procps', check: 'pkill' },
+    { pkg: 'openssh-server', check: '/usr/sbin/sshd' },
+    { pkg: 'rsync', check: '/usr/bin/rsync' },
   ],
   // The test command: a real PostgreSQL server, a real browser, and a real Slurm cluster (slurmctld, slurmd and
   // munge, with nodes in network namespaces made by iproute2).
@@ -23,6 +26,9 @@ export const PACKAGES = {
     { pkg: 'slurm-wlm', check: '/usr/sbin/slurmd' },
     { pkg: 'munge', check: '/usr/sbin/munged' },
     { pkg: 'iproute2', check: '/usr/sbin/ip' },
+    // The SSH tests run the real clients through `berth app … sshd` and `berth ssh`.
+    { pkg: 'openssh-client', check: '/usr/bin/ssh' },
+    { pkg: 'rsync', check: '/usr/bin/rsync' },
   ],
 };
 

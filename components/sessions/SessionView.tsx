@@ -29,6 +29,7 @@ import { RenameDialog } from './SessionDialogs';
 import { SessionFiles } from './SessionFiles';
 import { FactRow } from '@/components/admin/ui/FactRow';
 import { SessionLogs } from './SessionLogs';
+import { SessionSsh } from './SessionSsh';
 import { SessionTerminals } from './SessionTerminals';
 import { isUsable, renameSession, restartSession, terminateSession, useSession } from './useSessions';
 import { IdleTimeLeft, LifetimeLeft } from './TimeLeft';
@@ -182,6 +183,8 @@ export function SessionView({ id }: { id: string }) {
           </Card>
         </Grid>
       </Grid>
+
+      {usable && <SessionSsh sessionId={info.sessionId} sessionName={info.sessionName} />}
 
       <Card variant="outlined">
         <Tabs value={tab} onChange={(_e, v: TabName) => setTab(v)} aria-label="Session tools" sx={{ px: 2, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">

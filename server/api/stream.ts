@@ -7,8 +7,8 @@ import { mainKernel } from '../sessions/execute';
 import { compactServicePorts, sessionApps } from '../apps/session-apps';
 import { openTerminal, servePty } from '../streams/pty';
 import { serveExecute } from '../streams/execute';
-import { relayToApp } from '../streams/app-relay';
-import { ensureApp } from '../apps/services';
+import { checkAppListening, relayToApp } from '../streams/app-relay';
+import { appBasePath, ensureApp } from '../apps/services';
 import { parseJsonMap } from '../apps/options';
 
 const byName = z.object({ session_name: z.string().min(1), owner_access_key: z.string().nullish() });
@@ -27,12 +27,16 @@ const appRelay = (protocol: 'http' | 'tcp') =>
     handler: upgradeRequired,
     websocket: {
       prepare: async (ctx) =>
-        ensureApp(ctx.app, await running(ctx), ctx.input.app, ctx.principal.userId, {
-          port: ctx.input.port,
-          envs: parseJsonMap(ctx.input.envs, 'envs') as Record<string, string>,
-          arguments: parseJsonMap(ctx.input.arguments, 'arguments') as Record<string, string | string[] | null>,
-        }),
+        checkAppListening(
+          await ensureApp(ctx.app, await running(ctx), ctx.input.app, ctx.principal.userId, {
+            port: ctx.input.port,
+            envs: parseJsonMap(ctx.input.envs, 'envs') as Record<string, string>,
+            arguments: parseJsonMap(ctx.input.arguments, 'arguments') as Record<string, string | string[] | null>,
+          }),
+        ),
       open: (_ctx, route, ws) => relayToApp(route, ws),
+      // Where an HTTP app is served (its base path), so a local forward (`berth app`) can print the right URL.
+      headers: (route) => ({ 'X-Berth-App-Path': appBasePath(route.id), 'X-Berth-App-Protocol': route.protocol }),
     },
   });
 

@@ -5,6 +5,7 @@
  * Authorization header are never forwarded. Built on http-proxy-3 with keep-alive agents; a dead app is a 502.
  */
 import http from 'node:http';
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import type { App } from '../app';
@@ -13,6 +14,7 @@ import { Problem } from '../http/problem';
 import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
 import { RouteCache } from './route-cache';
 import { VerifiedCookies } from './verified-cookies';
+import { TcpEndpoints } from './tcp-endpoints';
 import { forwardedCookies, parseCookies } from '../http/cookies';
 import { pickRoute, routeTableOf } from '../services/route-table';
 import { tokenFromHeader, verifyServiceToken } from '../services/tokens';
@@ -47,6 +49,7 @@ export function createAppProxyServer(app: App): http.Server {
   const secret = appProxySecret(app);
   const routes = new RouteCache(app);
   const serviceRoutes = routeTableOf(app);
+  const tcp = new TcpEndpoints(routes, app.settings.host, app.log);
   const verified = new VerifiedCookies((routeId, value) => verifyCookie(secret, routeId, value));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   const proxy = createProxyServer({ agent, ws: true, xfwd: true, proxyTimeout: 0 });
@@ -108,6 +111,20 @@ export function createAppProxyServer(app: App): http.Server {
     return admitTo(req, routeId, cached !== undefined ? cached : await routes.get(routeId));
   }
 
+  /**
+   * A TCP app: the token is used up here (there is no auth step to follow) and the answer's URL names the proxy's
+   * TCP endpoint for the route, admitting the caller (or `allowed_client_ips`, a comma-separated list).
+   */
+  async function addTcp(req: http.IncomingMessage, url: URL, token: string, sessionId: string): Promise<{ code: number; url: string }> {
+    const grant = await consumeToken(app, token, sessionId, url.searchParams.get('app') ?? undefined);
+    if (!grant) throw new Problem('auth-failed', 'The token is invalid, used or expired.');
+    const allowed = (url.searchParams.get('allowed_client_ips') ?? '').split(',').map((ip) => ip.trim()).filter(Boolean);
+    if (allowed.some((ip) => net.isIP(ip) === 0)) throw new Problem('invalid-api-params', 'allowed_client_ips must be a comma-separated list of IP addresses.');
+    const port = await tcp.open(grant.route.id, allowed.length ? allowed : [req.socket.remoteAddress ?? '']);
+    const host = new URL(publicBase(req)).hostname;
+    return { code: 200, url: `tcp://${host}:${port}` };
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://proxy');
     if (url.pathname === '/' || url.pathname === '/health') return sendJson(res, { status: 'ok' });
@@ -116,11 +133,16 @@ export function createAppProxyServer(app: App): http.Server {
     if (add) {
       const grant = await peekToken(app, add[1], add[2], url.searchParams.get('app') ?? undefined);
       if (!grant) throw new Problem('auth-failed', 'The token is invalid, used or expired.');
+      const protocol = url.searchParams.get('protocol') ?? grant.route.protocol;
+      if (protocol === 'tcp') {
+        if (grant.route.protocol !== 'tcp') throw new Problem('invalid-api-params', `The app ${grant.route.app} speaks HTTP, not TCP.`);
+        return sendJson(res, await addTcp(req, url, add[1], add[2]));
+      }
       const auth = new URL(`${routeOrigin(req, grant.route.id)}/v2/proxy/auth`);
       auth.searchParams.set('token', add[1]);
       auth.searchParams.set('session_id', add[2]);
       auth.searchParams.set('app', grant.route.app);
-      auth.searchParams.set('protocol', url.searchParams.get('protocol') ?? grant.route.protocol);
+      auth.searchParams.set('protocol', protocol);
       return sendJson(res, { code: 200, url: auth.toString() });
     }
 
@@ -171,7 +193,10 @@ export function createAppProxyServer(app: App): http.Server {
       .then((route) => proxy.ws(req, socket, head, { target: { host: route.host, port: route.host_port } }))
       .catch((err: unknown) => refuseUpgrade(socket, err instanceof Problem ? err : new Problem('internal-server-error')));
   });
-  server.on('close', () => agent.destroy());
+  server.on('close', () => {
+    agent.destroy();
+    tcp.closeAll();
+  });
   server.keepAliveTimeout = 65_000;
   return server;
 }

@@ -1,15 +1,17 @@
 /**
  * The apps (service ports) of a session: its image's, the intrinsic ones every container offers (CONTRACT §11.4:
- * `ttyd`, a web terminal on container port 7681, served by the sandbox's web_terminal.py), and the session's
+ * `ttyd`, a web terminal on container port 7681, served by the sandbox's web_terminal.py, and `sshd` on 2200, ./sshd), and the session's
  * `config.preopen_ports` (protocol `preopen`: the user's own servers; the sandbox shares the host's network, so
  * the container port is the host port). An image's app of the same name wins over an intrinsic one.
  */
 import type { App } from '../app';
 import type { KernelServicePort, ServicePort, Session } from '../db/schema';
 import { WEB_TERMINAL_IN_SANDBOX } from '../agents/sandbox/sandbox';
+import { SSHD_ARGV, SSHD_PORT } from './sshd';
 
 export const INTRINSIC_APPS: readonly ServicePort[] = [
   { name: 'ttyd', protocol: 'http', ports: [7681], argv: ['/usr/bin/python3', WEB_TERMINAL_IN_SANDBOX, '{port}', '{base_url}'] },
+  { name: 'sshd', protocol: 'tcp', ports: [SSHD_PORT], argv: SSHD_ARGV },
 ];
 
 /** The apps of any session of this image: the image's own, then the intrinsic ones it does not override. */

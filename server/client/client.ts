@@ -136,6 +136,17 @@ export class BerthClient {
     });
   }
 
+  /** The URL and signed headers of a bodiless GET (a WebSocket upgrade: see ./websocket). */
+  upgradeRequest(path: string, query?: RequestOptions['query']): { url: string; headers: Record<string, string> } {
+    const uri = `${this.endpoint.pathname.replace(/\/$/, '')}${path}${buildQuery(query)}`;
+    const host = this.endpoint.host;
+    const headers: Record<string, string> = { Host: host };
+    if (this.options.accessKey && this.options.secretKey) {
+      Object.assign(headers, signRequest({ method: 'GET', uri, host, accessKey: this.options.accessKey, secretKey: this.options.secretKey, version: this.options.version ?? API_VERSION }));
+    }
+    return { url: `${this.endpoint.protocol === 'https:' ? 'wss' : 'ws'}://${host}${uri}`, headers };
+  }
+
   /** Sends a request and returns its JSON body; throws ApiError on a non-2xx answer. */
   async call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.request(method, path, options);

@@ -66,6 +66,8 @@ export interface RouteDef<S extends z.ZodType = z.ZodType> {
   websocket?: {
     prepare: (ctx: RequestContext<z.infer<S>>) => unknown;
     open: (ctx: RequestContext<z.infer<S>>, prepared: any, socket: WebSocket) => void | Promise<void>;
+    /** Extra headers on the 101 answer (e.g. an app relay's base path). */
+    headers?: (prepared: any) => Record<string, string>;
   };
   /** Response description for the OpenAPI document. */
   response?: string;

@@ -20,6 +20,10 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 export function createUpgradeHandler(app: App, routes: RouteDef[]): UpgradeHandler {
   const router = new Router(routes.filter((r) => r.websocket));
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const extraHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
+  wss.on('headers', (lines, req) => {
+    for (const [name, value] of Object.entries(extraHeaders.get(req) ?? {})) lines.push(`${name}: ${value}`);
+  });
   return (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     const headers = answerHeaders();
@@ -33,6 +37,7 @@ export function createUpgradeHandler(app: App, routes: RouteDef[]): UpgradeHandl
       const ctx = { app, req, res: undefined as never, input, principal, rawBody, requestId: '', clientIp };
       const stream = match.route.websocket!;
       const prepared = await stream.prepare(ctx);
+      if (stream.headers) extraHeaders.set(req, stream.headers(prepared));
       wss.handleUpgrade(req, socket, head, (ws) => {
         Promise.resolve(stream.open(ctx, prepared, ws)).catch((err: unknown) => {
           app.log.warn({ err }, 'websocket stream failed');

@@ -1,10 +1,11 @@
-/** What a kernel is started with: environment, limits, cluster peers, dotfiles and the bootstrap script. */
+/** What a kernel is started with: environment, limits, cluster peers, dotfiles, sshd's keys and the bootstrap script. */
 import type { App } from '../app';
 import type { KernelFile, KernelSpec, Runtime } from '../agents/agent';
 import type { Dotfile, Image, Kernel, Session } from '../db/schema';
 import { toAmounts } from '../resources/slots';
 import { kernelMountsFor } from '../storage/session-mounts';
 import { lookupPath } from '../userconfig/validation';
+import { sshdFiles } from '../apps/sshd';
 
 const MAX_PIDS = 4096;
 
@@ -43,7 +44,8 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
     environ,
     limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS, gpus: slots['cuda.device'] || undefined },
     mounts: await kernelMountsFor(app, session),
-    files: await dotfilesFor(app, session),
+    // The session's SSH server files come last, so no dotfile replaces them.
+    files: [...(await dotfilesFor(app, session)), ...(await sshdFiles(app, session, kernel))],
     bootstrapScript: await bootstrapScriptFor(app, session),
     snapshotDir: image.snapshot_dir,
     placement: await placementFor(app, session),

@@ -1,18 +1,55 @@
 /**
  * GET /stream/session/{name}/httpproxy and /tcpproxy (CONTRACT §11.3, wsproxy v1): raw bytes between the
  * WebSocket and the app's port, starting the app first if it does not run. The port comes from the stored route.
+ * Both directions respect backpressure, so a bulk copy (scp, rsync) never piles up in the manager's memory.
  */
 import net from 'node:net';
 import type { WebSocket } from 'ws';
 import type { AppRoute } from '../db/schema';
 import { watchSessionSocket } from '../culling/activity';
+import { Problem } from '../http/problem';
+import { waitForPort } from '../apps/ports';
+
+/** Stop reading the app while this much is queued for the WebSocket. */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+
+/** Answers a clean 502 before the upgrade when nothing listens on the route's port (a preopen port, a dead app). */
+export async function checkAppListening(route: AppRoute): Promise<AppRoute> {
+  try {
+    await waitForPort(route.host, route.host_port, 1, () => true);
+  } catch {
+    throw new Problem('bad-gateway', `The app ${route.app} is not running (nothing listens on its port).`, { app: route.app });
+  }
+  return route;
+}
 
 export function relayToApp(route: AppRoute, ws: WebSocket): void {
   const upstream = net.connect(route.host_port, route.host);
   watchSessionSocket(route.session_id, upstream);
-  upstream.on('data', (chunk) => ws.readyState === ws.OPEN && ws.send(chunk, { binary: true }));
+  upstream.setNoDelay(true);
+  const raw = (ws as unknown as { _socket?: net.Socket })._socket;
+  let draining: NodeJS.Timeout | null = null;
+  upstream.on('data', (chunk) => {
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(chunk, { binary: true });
+    if (ws.bufferedAmount > HIGH_WATER_BYTES && !draining) {
+      upstream.pause();
+      draining = setInterval(() => {
+        if (ws.bufferedAmount > HIGH_WATER_BYTES / 4 && ws.readyState === ws.OPEN) return;
+        clearInterval(draining!);
+        draining = null;
+        upstream.resume();
+      }, 5);
+    }
+  });
   upstream.on('close', () => ws.close(1000, 'app closed the connection'));
   upstream.on('error', () => ws.close(1011, 'app unreachable'));
-  ws.on('message', (data) => upstream.write(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)));
-  ws.on('close', () => upstream.destroy());
+  upstream.on('drain', () => raw?.resume());
+  ws.on('message', (data) => {
+    if (!upstream.write(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer))) raw?.pause();
+  });
+  ws.on('close', () => {
+    if (draining) clearInterval(draining);
+    upstream.destroy();
+  });
 }

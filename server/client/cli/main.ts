@@ -9,6 +9,7 @@ import { events, session } from './sessions';
 import { folder } from './folders';
 import { service } from './services';
 import { backup, restore } from './backup';
+import { appForward, ssh } from './apps';
 
 const USAGE = `Usage: berth <command> [options]
 
@@ -27,6 +28,9 @@ const USAGE = `Usage: berth <command> [options]
   session exec NAME --batch CMD    run a command (batch mode)
   session logs NAME                the kernel's console log
   session destroy NAME [--forced]  end the session
+  app SESSION APP [--bind HOST:PORT]
+                                   forward a local port to the session's app (sshd, jupyter, ...) until Ctrl-C
+  ssh SESSION [-- COMMAND...]      ssh into the session (fetches its key to ~/.berth/SESSION.key, mode 0600)
   events [--name NAME] [--scope session|kernel]
                                    print session events as JSON lines
   folder list [--json]             your folders and the ones shared with you
@@ -52,7 +56,8 @@ const USAGE = `Usage: berth <command> [options]
                                    (BERTH_DATA_DIR, or the empty PostgreSQL database of BERTH_DATABASE_URL)
 
 Environment: BERTH_ENDPOINT (default http://127.0.0.1:8081), BERTH_ACCESS_KEY, BERTH_SECRET_KEY,
-BERTH_PASSWORD (for login), BERTH_CLI_CONFIG (where login saves the keypair).`;
+BERTH_PASSWORD (for login), BERTH_CLI_CONFIG (where login saves the keypair), BERTH_KEY_DIR (where
+"berth ssh" keeps session keys, default ~/.berth).`;
 
 async function run(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
@@ -71,6 +76,10 @@ async function run(argv: string[]): Promise<unknown> {
       return session(rest);
     case 'events':
       return events(rest);
+    case 'app':
+      return appForward(rest);
+    case 'ssh':
+      return ssh(rest);
     case 'folder':
       return folder(rest);
     case 'service':
