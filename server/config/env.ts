@@ -30,6 +30,17 @@ export interface BerthSettings {
   serviceScaleIntervalMs: number;
   /** The Slurm backend (BERTH_SLURM_*); null when BERTH_SLURM_CONF is unset. */
   slurm: SlurmSettings | null;
+  /** The Docker backend (BERTH_DOCKER_*); null when BERTH_DOCKER_HOSTS is unset. */
+  docker: DockerSettings | null;
+}
+
+export interface DockerSettings {
+  /** Engines, each one agent: `unix:///path` or `tcp://host:port` (TLS with the client certificates of tlsDir). */
+  hosts: string[];
+  /** ca.pem, cert.pem, key.pem for tcp:// engines (BERTH_DOCKER_TLS_DIR). */
+  tlsDir: string | null;
+  /** Sessions whose config.scaling_group is this run in containers. */
+  scalingGroup: string;
 }
 
 export interface SlurmSettings {
@@ -97,5 +108,16 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BerthSetting
           account: env.BERTH_SLURM_ACCOUNT || null,
         }
       : null,
+    docker: env.BERTH_DOCKER_HOSTS ? dockerSettings(env) : null,
   };
+}
+
+function dockerSettings(env: NodeJS.ProcessEnv): DockerSettings {
+  const hosts = env.BERTH_DOCKER_HOSTS!.split(',').map((h) => h.trim()).filter(Boolean);
+  for (const host of hosts) {
+    if (!/^unix:\/\/\/.+$/.test(host) && !/^tcp:\/\/[^/:]+:\d+$/.test(host)) throw new Error(`invalid BERTH_DOCKER_HOSTS entry: ${host} (unix:///path or tcp://host:port)`);
+  }
+  const tlsDir = env.BERTH_DOCKER_TLS_DIR ? path.resolve(env.BERTH_DOCKER_TLS_DIR) : null;
+  if (hosts.some((h) => h.startsWith('tcp://')) && !tlsDir) throw new Error('BERTH_DOCKER_TLS_DIR is required for tcp:// Docker engines');
+  return { hosts, tlsDir, scalingGroup: env.BERTH_DOCKER_SCALING_GROUP || 'docker' };
 }
