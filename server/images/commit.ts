@@ -97,7 +97,7 @@ export async function startCommit(app: App, session: Session, filename?: string 
         const labels = { ...base.labels, 'ai.backend.base-image': base.name, 'ai.backend.committed-from': session.id };
         if (isEngineImage(base)) {
           // A container image: `docker commit` on its engine, then the catalog row with the /home/work snapshot.
-          await commitContainer(app, scratch.kernel, name, labels);
+          await dockerOf(app, scratch.kernel).commitKernel(scratch.kernel.id, name, labels, target);
           const id = await recordEngineImage(app, dockerOf(app, scratch.kernel).docker, name, { owner: session.access_key });
           await app.db.updateTable('images').set({ snapshot_dir: target, size_bytes: result.bytes }).where('id', '=', id).execute();
           return name;
@@ -139,10 +139,6 @@ function dockerOf(app: App, kernel: Pick<Kernel, 'agent_id'>): DockerAgent {
   const agent = app.agents.get(kernel.agent_id ?? '');
   if (!(agent instanceof DockerAgent)) throw new Error('the session\'s kernel is not on a Docker engine of this manager');
   return agent;
-}
-
-async function commitContainer(app: App, kernel: Kernel, name: string, labels: Record<string, string>): Promise<void> {
-  await dockerOf(app, kernel).commitKernel(kernel.id, name, labels);
 }
 
 /** GET /session/{name}/commit: whether the main kernel is being committed. */

@@ -292,9 +292,13 @@ describe('commit and relaunch', () => {
   it('commits a session to a real image with the labels, which another session launches with the files', async () => {
     const created = await create(alice, {});
     await run(alice, created.sessionId, 'echo kept > kept.txt', 'batch');
-    const commit = await alice.client.call('POST', `/session/${created.sessionId}/commit`, { body: { filename: 'snap1' } });
+    const tag = unique('snap');
+    const commit = await alice.client.call('POST', `/session/${created.sessionId}/commit`, { body: { filename: tag } });
     expect(commit.bgtask_id).toBeTruthy();
-    const image = await waitFor(() => t.app.db.selectFrom('images').selectAll().where('name', 'like', '%/python:snap1').executeTakeFirst(), 60_000);
+    const image = await waitFor(() => t.app.db.selectFrom('images').selectAll().where('name', 'like', `%/python:${tag}`).executeTakeFirst(), 60_000);
+    // The image carries the files itself, too.
+    const saved = await docker.getImage(image.name).inspect();
+    expect(saved.RootFS.Layers!.length).toBeGreaterThan((await docker.getImage(engine.images.python).inspect()).RootFS.Layers!.length);
     const onEngine = await docker.getImage(image.name).inspect();
     expect(onEngine.Config.Labels['ai.backend.runtime-type']).toBe('python');
     expect(onEngine.Config.Labels['ai.backend.committed-from']).toBe(created.sessionId);

@@ -5,6 +5,7 @@
  * by hostname and their apps listen (appHost = the container's address there). Containers outlive the manager and
  * are found again by their labels; one that dies or is removed from outside ends its session with the reason.
  */
+import { spawn } from 'node:child_process';
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -284,28 +285,37 @@ export class DockerAgent extends RunnerAgent implements Agent {
   }
 
   /**
-   * `docker commit` of the kernel's container as `reference`. The image's own configuration is sent as the commit's
-   * (the Engine API takes it as the body), with `labels` added: the commit runs like its base, not like a kernel
-   * (no runner entrypoint, no session environment baked in).
+   * `docker commit` as `reference`, with `labels` added to the image's own. The kernel's root file system is
+   * read-only, so what a session changed lives in /home/work: the commit is of a container made from the session's
+   * image (its own configuration: no runner entrypoint, no session environment baked in) holding `homeDir` as its
+   * /home/work, so the image carries the files wherever it goes.
    */
-  async commitKernel(kernelId: string, reference: string, labels: Record<string, string>): Promise<void> {
+  async commitKernel(kernelId: string, reference: string, labels: Record<string, string>, homeDir: string | null): Promise<void> {
     const record = this.kernels.get(kernelId);
     if (!record || record.exited) throw new Error('the kernel is not running');
     const colon = reference.lastIndexOf(':');
     const base = await this.docker.getContainer(record.containerId).inspect();
     const image = await this.docker.getImage(base.Image).inspect();
-    const config = { ...image.Config, Labels: { ...(image.Config?.Labels ?? {}), ...labels } };
-    await new Promise<void>((resolve, reject) =>
-      this.docker.modem.dial(
-        {
-          path: '/commit?',
-          method: 'POST',
-          options: { _query: { container: record.containerId, repo: reference.slice(0, colon), tag: reference.slice(colon + 1), pause: true }, _body: config },
-          statusCodes: { 200: true, 201: true, 404: 'no such container', 500: 'server error' },
-        },
-        (err: unknown) => (err ? reject(err) : resolve()),
-      ),
-    );
+    // Never started; an image without any command (a `docker import`) still needs one to be created: sh.
+    const command = image.Config?.Entrypoint?.length || image.Config?.Cmd?.length ? {} : { Cmd: ['/bin/sh'] };
+    const helper = await this.docker.createContainer({ Image: base.Image, ...command, NetworkDisabled: true, Labels: { [LABEL_MANAGED]: 'commit' } });
+    try {
+      if (homeDir) await helper.putArchive(homeArchive(homeDir), { path: '/' });
+      const config = { ...image.Config, Labels: { ...(image.Config?.Labels ?? {}), ...labels } };
+      await new Promise<void>((resolve, reject) =>
+        this.docker.modem.dial(
+          {
+            path: '/commit?',
+            method: 'POST',
+            options: { _query: { container: helper.id, repo: reference.slice(0, colon), tag: reference.slice(colon + 1) }, _body: config },
+            statusCodes: { 200: true, 201: true, 404: 'no such container', 500: 'server error' },
+          },
+          (err: unknown) => (err ? reject(err) : resolve()),
+        ),
+      );
+    } finally {
+      await helper.remove({ force: true }).catch(() => undefined);
+    }
   }
 
   onKernelExit(listener: (exit: KernelExit) => void): void {
@@ -317,4 +327,10 @@ export class DockerAgent extends RunnerAgent implements Agent {
     // Containers keep running: the next manager adopts them.
     this.kernels.clear();
   }
+}
+
+/** A tar stream of `dir` as home/work/… (GNU tar, argv only). */
+function homeArchive(dir: string): NodeJS.ReadableStream {
+  const tar = spawn('tar', ['-C', dir, '-cf', '-', '--transform', 's,^\\.,home/work,', '.'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return tar.stdout;
 }
