@@ -7,6 +7,8 @@ export interface DockerTestEngine {
   pid: number;
   images: { python: string; shell: string };
   stop(): Promise<void>;
+  /** dockerd stops on its own (its containers with it); nothing is removed. */
+  shutdown(): Promise<void>;
 }
 
 export const PYTHON_IMAGE: string;

@@ -56,6 +56,8 @@ export async function startDockerEngine({ dir, images = true } = {}) {
     pid: child.pid,
     images: { python: PYTHON_IMAGE, shell: SHELL_IMAGE },
     stop: () => stopEngine(layout, !dir),
+    /** The engine going away on its own: dockerd stops (and with it its containers), nothing is removed. */
+    shutdown: () => signalAndWait(child.pid, 'SIGTERM'),
   };
   try {
     const docker = new Docker({ socketPath: layout.socket });
@@ -94,17 +96,7 @@ async function stopEngine(layout, removeDir) {
   } catch {
     /* the engine is already gone */
   }
-  const pid = layout.pid;
-  if (pid) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && alive(pid)) await new Promise((r) => setTimeout(r, 100));
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
-  }
+  if (layout.pid) await signalAndWait(layout.pid, 'SIGTERM');
   // dockerd leaves its exec root's mounts (netns, overlay) behind when killed hard: unmount what is under the dir.
   for (const line of readFileSync('/proc/self/mounts', 'utf8').split('\n').reverse()) {
     const mountPoint = line.split(' ')[1];
@@ -117,6 +109,17 @@ async function stopEngine(layout, removeDir) {
     }
   }
   if (removeDir) rmSync(layout.dir, { recursive: true, force: true });
+}
+
+async function signalAndWait(pid, signal) {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && alive(pid)) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
 
 function alive(pid) {

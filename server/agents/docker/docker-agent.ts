@@ -224,7 +224,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
     try {
       let listed: Docker.ContainerInfo[];
       try {
-        listed = await this.docker.listContainers({ all: true, filters: { label: [`${LABEL_MANAGED}=1`] } });
+        listed = await this.options.engine.probe.listContainers({ all: true, filters: { label: [`${LABEL_MANAGED}=1`] } });
       } catch {
         await this.engineGone();
         return;
@@ -236,7 +236,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
         if (!container) {
           this.exit(kernelId, record, { exitCode: null, oomKilled: false, reason: 'container-not-found', failed: true, message: 'The kernel\'s container was removed outside Berth.' });
         } else if (container.State !== 'running' && container.State !== 'restarting') {
-          const state = await this.docker.getContainer(container.Id).inspect().then((i) => i.State).catch(() => null);
+          const state = await this.options.engine.probe.getContainer(container.Id).inspect().then((i) => i.State).catch(() => null);
           this.exit(kernelId, record, { exitCode: state?.ExitCode ?? null, oomKilled: Boolean(state?.OOMKilled) });
         }
       }
@@ -265,7 +265,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
       [...this.kernels.values()]
         .filter((r) => !r.exited)
         .map(async (record) => {
-          const raw = await this.docker.getContainer(record.containerId).stats({ stream: false, 'one-shot': true } as { stream: false }).catch(() => null);
+          const raw = await this.options.engine.probe.getContainer(record.containerId).stats({ stream: false, 'one-shot': true } as { stream: false }).catch(() => null);
           if (raw) record.stats = statsFrom(raw);
         }),
     );

@@ -73,7 +73,7 @@ export async function startDockerBackend(app: App, settings: DockerSettings, run
 async function heartbeat(app: App, engine: DockerEngine, scalingGroup: string, version: string): Promise<'ALIVE' | 'LOST'> {
   let info: { NCPU?: number; MemTotal?: number; Architecture?: string } | null = null;
   try {
-    info = await engine.docker.info();
+    info = await engine.probe.info();
   } catch {
     info = null;
   }
