@@ -37,10 +37,16 @@ interface KernelRecord {
   exited: boolean;
   destroying: boolean;
   stats: KernelStats;
+  /**
+   * An exit seen, reported once the engine has answered twice more: a stopping engine stops its containers first,
+   * and then the session ends for the engine's sake (agent-termination), not the kernel's.
+   */
+  pendingExit?: { exit: Omit<KernelExit, 'kernelId'>; polls: number };
 }
 
 const POLL_MS = 1_000;
 const STATS_EVERY = 5;
+const CONFIRM_POLLS = 2;
 const LOG_TAIL_LINES = 5_000;
 
 export class DockerAgent extends RunnerAgent implements Agent {
@@ -232,12 +238,16 @@ export class DockerAgent extends RunnerAgent implements Agent {
       const byKernel = new Map(listed.map((c) => [c.Labels[LABEL_KERNEL], c]));
       for (const [kernelId, record] of this.kernels) {
         if (record.exited || record.destroying || !record.address) continue;
+        if (record.pendingExit) {
+          if (++record.pendingExit.polls >= CONFIRM_POLLS) this.exit(kernelId, record, record.pendingExit.exit);
+          continue;
+        }
         const container = byKernel.get(kernelId);
         if (!container) {
           this.exit(kernelId, record, { exitCode: null, oomKilled: false, reason: 'container-not-found', failed: true, message: 'The kernel\'s container was removed outside Berth.' });
         } else if (container.State !== 'running' && container.State !== 'restarting') {
           const state = await this.options.engine.probe.getContainer(container.Id).inspect().then((i) => i.State).catch(() => null);
-          this.exit(kernelId, record, { exitCode: state?.ExitCode ?? null, oomKilled: Boolean(state?.OOMKilled) });
+          record.pendingExit = { exit: { exitCode: state?.ExitCode ?? null, oomKilled: Boolean(state?.OOMKilled) }, polls: 0 };
         }
       }
       if (++this.polls % STATS_EVERY === 1) await this.refreshStats();
@@ -250,7 +260,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
   private async engineGone(): Promise<void> {
     for (const [kernelId, record] of this.kernels) {
       if (record.exited || record.destroying || !record.address) continue;
-      if (await RunnerAgent.answers(this.socketEndpoint(kernelId), 1_000)) continue;
+      if (!record.pendingExit && (await RunnerAgent.answers(this.socketEndpoint(kernelId), 1_000))) continue;
       this.exit(kernelId, record, { exitCode: null, oomKilled: false, reason: 'agent-termination', failed: true, message: `The Docker engine ${this.options.engine.url} running the kernel is gone.` });
     }
   }
