@@ -13,7 +13,7 @@ export const PACKAGES = {
     { pkg: 'procps', check: 'pkill' },
   ],
   // The test command: a real PostgreSQL server, a real browser, and a real Slurm cluster (slurmctld, slurmd and
-  // munge, with nodes in network namespaces made by iproute2).
+  // munge, with nodes in network namespaces made by iproute2), and a Docker engine.
   test: [
     { pkg: 'postgresql', check: '/usr/lib/postgresql' },
     { pkg: 'chromium', check: 'chromium' },
@@ -21,6 +21,10 @@ export const PACKAGES = {
     { pkg: 'slurm-wlm', check: '/usr/sbin/slurmd' },
     { pkg: 'munge', check: '/usr/sbin/munged' },
     { pkg: 'iproute2', check: '/usr/sbin/ip' },
+    // A private Docker engine and its test images (a debootstrap'ed Debian, and busybox-static's shell).
+    { pkg: 'docker.io', check: '/usr/sbin/dockerd' },
+    { pkg: 'debootstrap', check: '/usr/sbin/debootstrap' },
+    { pkg: 'busybox-static', check: '/bin/busybox' },
   ],
 };
 

@@ -1,6 +1,7 @@
 /**
  * Image operations that take time elsewhere and report through a background task (CONTRACT §16, §10.2):
- * rescan writes the built-in catalog again (bringing back forgotten built-ins, undoing modify_image on them); preload and unload concern agents'
+ * rescan writes the built-in catalog again (bringing back forgotten built-ins, undoing modify_image on them) and reads
+ * the Docker engines' images again (./engine-images); preload and unload concern agents'
  * local copies, which Berth's local agents do not keep (they run every image from the manager's catalog), so
  * those tasks check the references and say so.
  */
@@ -9,9 +10,12 @@ import type { Principal } from '../auth/principal';
 import { startBackgroundTask } from '../bgtasks/tasks';
 import { Problem } from '../http/problem';
 import { builtinImageNames, resolveImage, seedImages } from './catalog';
+import { scanEngineImages } from './engine-images';
+import { dockerEngines } from '../agents/docker/register';
 
 export async function rescanImages(app: App, caller: Principal, registry?: string | null): Promise<string> {
-  if (registry && registry !== 'local' && registry !== 'berth') {
+  const engines = dockerEngines(app);
+  if (registry && registry !== 'local' && registry !== 'berth' && !engines.length) {
     throw new Problem('invalid-api-params', `Unknown registry: ${registry}. Berth's images live in the local registry.`, { registry: 'unknown registry' });
   }
   return startBackgroundTask(app, { accessKey: caller.accessKey, name: 'rescan_images' }, async (progress) => {
@@ -20,7 +24,9 @@ export async function rescanImages(app: App, caller: Principal, registry?: strin
     await app.db.updateTable('images').set({ is_active: true }).where('name', 'in', names).execute();
     await seedImages(app, { reset: true });
     progress(names.length, names.length, null);
-    return `${names.length} images in the local registry`;
+    // The Docker engines' images (the docker backend): each tagged image with its labels.
+    const onEngines = engines.length ? await scanEngineImages(app, engines, (done, total) => progress(done, total, 'reading the Docker engines\' images')) : 0;
+    return `${names.length} images in the local registry${engines.length ? `, ${onEngines} on the Docker engines` : ''}`;
   });
 }
 

@@ -102,6 +102,23 @@ describe('the Docker engine as an agent', () => {
   });
 });
 
+describe('rescanning the engine', () => {
+  it('adds an image tagged on the engine since, and retires one that is gone', async () => {
+    const repo = `berth-test/rescanned-${Date.now().toString(36)}`;
+    await docker.getImage(engine.images.shell).tag({ repo, tag: 'v1' });
+    const rescan = async () => {
+      const { data } = await t.admin.call('POST', '/admin/gql', { body: { query: 'mutation { rescan_images { ok task_id } }' } });
+      expect(data.rescan_images.ok).toBe(true);
+    };
+    await rescan();
+    const row = await waitFor(() => t.app.db.selectFrom('images').selectAll().where('name', '=', `${repo}:v1`).where('is_active', '=', true).executeTakeFirst());
+    expect(row).toMatchObject({ registry: 'docker.io', runtime: 'shell', tag: 'v1' });
+    await docker.getImage(`${repo}:v1`).remove();
+    await rescan();
+    await waitFor(async () => (await t.app.db.selectFrom('images').select('is_active').where('id', '=', row.id).executeTakeFirstOrThrow()).is_active === false);
+  });
+});
+
 describe('an interactive session in a container', () => {
   let name: string;
   let sessionId: string;
