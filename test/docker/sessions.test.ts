@@ -331,6 +331,24 @@ describe('commit and relaunch', () => {
   });
 });
 
+describe('image import on the engine', () => {
+  it('converts an engine image into a labelled one on the engine after checking its Python in a container', async () => {
+    const target = `berth-test/imported-${Date.now().toString(36)}:1.0`;
+    const answer = await t.admin.call('POST', '/image/import', { body: {
+      src: engine.images.python, target, architecture: 'x86_64', launchOptions: { scalingGroup: 'docker', group: 'default' }, brand: 'Imported',
+      baseDistro: 'ubuntu', minCPU: 1, minMemory: '256m', preferredSharedMemory: '64m', runtimeType: 'python', runtimePath: '/usr/bin/python3',
+    } });
+    expect(answer.importTask.sessionId).toMatch(/^image-import-/);
+    const row = await waitFor(() => t.app.db.selectFrom('images').selectAll().where('name', '=', target).executeTakeFirst(), 90_000);
+    expect(row).toMatchObject({ registry: 'docker.io', runtime: 'python' });
+    const labels = (await docker.getImage(target).inspect()).Config.Labels;
+    expect(labels).toMatchObject({ 'ai.backend.imported-from': engine.images.python, 'ai.backend.brand': 'Imported', 'ai.backend.runtime-path': '/usr/bin/python3' });
+    const session = await create(alice, { image: target });
+    expect((await run(alice, session.sessionId, 'print(6 * 7)')).stdout).toBe('42\n');
+    await alice.client.call('DELETE', `/session/${session.sessionId}`);
+  });
+});
+
 describe('containers changed outside Berth', () => {
   it('a container removed from outside ends its session in ERROR with the reason', async () => {
     const created = await create(alice, { image: engine.images.shell });

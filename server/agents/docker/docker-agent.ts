@@ -5,7 +5,6 @@
  * by hostname and their apps listen (appHost = the container's address there). Containers outlive the manager and
  * are found again by their labels; one that dies or is removed from outside ends its session with the reason.
  */
-import { spawn } from 'node:child_process';
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { kernelDir, prepareScratch } from '../sandbox/kernel-dir';
 import { containerName, containerOptions, LABEL_KERNEL, LABEL_MANAGED, LABEL_SESSION, sessionNetworkName } from './container-spec';
 import type { DockerEngine } from './engine';
 import { demuxLogs, statsFrom } from './engine-data';
+import { commitImage } from './commit-image';
 
 export interface DockerAgentOptions {
   engine: DockerEngine;
@@ -296,36 +296,14 @@ export class DockerAgent extends RunnerAgent implements Agent {
 
   /**
    * `docker commit` as `reference`, with `labels` added to the image's own. The kernel's root file system is
-   * read-only, so what a session changed lives in /home/work: the commit is of a container made from the session's
-   * image (its own configuration: no runner entrypoint, no session environment baked in) holding `homeDir` as its
-   * /home/work, so the image carries the files wherever it goes.
+   * read-only, so what a session changed lives in /home/work: the image is made (./commit-image) from the session's
+   * image with `homeDir` as its /home/work, and carries the files wherever it goes.
    */
   async commitKernel(kernelId: string, reference: string, labels: Record<string, string>, homeDir: string | null): Promise<void> {
     const record = this.kernels.get(kernelId);
     if (!record || record.exited) throw new Error('the kernel is not running');
-    const colon = reference.lastIndexOf(':');
     const base = await this.docker.getContainer(record.containerId).inspect();
-    const image = await this.docker.getImage(base.Image).inspect();
-    // Never started; an image without any command (a `docker import`) still needs one to be created: sh.
-    const command = image.Config?.Entrypoint?.length || image.Config?.Cmd?.length ? {} : { Cmd: ['/bin/sh'] };
-    const helper = await this.docker.createContainer({ Image: base.Image, ...command, NetworkDisabled: true, Labels: { [LABEL_MANAGED]: 'commit' } });
-    try {
-      if (homeDir) await helper.putArchive(homeArchive(homeDir), { path: '/' });
-      const config = { ...image.Config, Labels: { ...(image.Config?.Labels ?? {}), ...labels } };
-      await new Promise<void>((resolve, reject) =>
-        this.docker.modem.dial(
-          {
-            path: '/commit?',
-            method: 'POST',
-            options: { _query: { container: helper.id, repo: reference.slice(0, colon), tag: reference.slice(colon + 1) }, _body: config },
-            statusCodes: { 200: true, 201: true, 404: 'no such container', 500: 'server error' },
-          },
-          (err: unknown) => (err ? reject(err) : resolve()),
-        ),
-      );
-    } finally {
-      await helper.remove({ force: true }).catch(() => undefined);
-    }
+    await commitImage(this.docker, base.Image, reference, labels, homeDir);
   }
 
   onKernelExit(listener: (exit: KernelExit) => void): void {
@@ -339,8 +317,3 @@ export class DockerAgent extends RunnerAgent implements Agent {
   }
 }
 
-/** A tar stream of `dir` as home/work/… (GNU tar, argv only). */
-function homeArchive(dir: string): NodeJS.ReadableStream {
-  const tar = spawn('tar', ['-C', dir, '-cf', '-', '--transform', 's,^\\.,home/work,', '.'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  return tar.stdout;
-}
