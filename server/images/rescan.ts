@@ -11,7 +11,8 @@ import { startBackgroundTask } from '../bgtasks/tasks';
 import { Problem } from '../http/problem';
 import { builtinImageNames, resolveImage, seedImages } from './catalog';
 import { scanEngineImages } from './engine-images';
-import { dockerEngines } from '../agents/docker/register';
+import { dockerAgents, dockerEngines } from '../agents/docker/register';
+import { engineCopyTask } from './engine-copies';
 
 export async function rescanImages(app: App, caller: Principal, registry?: string | null): Promise<string> {
   const engines = dockerEngines(app);
@@ -31,6 +32,10 @@ export async function rescanImages(app: App, caller: Principal, registry?: strin
 }
 
 export async function localCopyTask(app: App, caller: Principal, operation: 'preload' | 'unload', references: string[], targetAgents: string[]): Promise<string> {
+  // Docker engines keep real copies: pull or remove them there.
+  const engines = dockerAgents(app).filter((agent) => targetAgents.includes(agent.id));
+  if (engines.length && engines.length === targetAgents.length) return engineCopyTask(app, caller, operation, references, engines.map((a) => a.docker));
+  if (engines.length) throw new Problem('invalid-api-params', 'target_agents: name Docker engines or local agents, not both', { target_agents: 'mixed backends' });
   const images = await Promise.all(references.map((reference) => resolveImage(app, reference)));
   const known = new Set([...app.agents.keys()]);
   const unknown = targetAgents.filter((agent) => !known.has(agent));

@@ -119,6 +119,20 @@ describe('rescanning the engine', () => {
   });
 });
 
+describe('preload and unload on the engine', () => {
+  it('refuses to pull from a registry that is not configured, and unload removes the engine\'s copy', async () => {
+    const agentId = (await t.app.db.selectFrom('agents').select('id').where('backend', '=', 'docker').executeTakeFirstOrThrow()).id;
+    const refused = await t.admin.call('POST', '/admin/gql', { body: { query: `mutation { preload_image(references: ["evil.example.com/miner:1"], target_agents: ["${agentId}"]) { ok msg task_id } }` } });
+    expect(refused.data?.preload_image?.ok ?? false).toBe(false);
+    expect(JSON.stringify(refused)).toContain('not configured');
+    const repo = `berth-test/unload-${Date.now().toString(36)}`;
+    await docker.getImage(engine.images.shell).tag({ repo, tag: 'v1' });
+    const unload = await t.admin.call('POST', '/admin/gql', { body: { query: `mutation { unload_image(references: ["${repo}:v1"], target_agents: ["${agentId}"]) { ok task_id } }` } });
+    expect(unload.data.unload_image.ok).toBe(true);
+    await waitFor(() => docker.getImage(`${repo}:v1`).inspect().then(() => false, () => true));
+  });
+});
+
 describe('an interactive session in a container', () => {
   let name: string;
   let sessionId: string;
