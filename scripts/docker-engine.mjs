@@ -57,7 +57,10 @@ export async function startDockerEngine({ dir, images = true } = {}) {
     images: { python: PYTHON_IMAGE, shell: SHELL_IMAGE },
     stop: () => stopEngine(layout, !dir),
     /** The engine going away on its own: dockerd stops (and with it its containers), nothing is removed. */
-    shutdown: () => signalAndWait(child.pid, 'SIGTERM'),
+    shutdown: async () => {
+      await rememberBridges(layout);
+      await signalAndWait(child.pid, 'SIGTERM');
+    },
   };
   try {
     const docker = new Docker({ socketPath: layout.socket });
@@ -97,6 +100,14 @@ async function stopEngine(layout, removeDir) {
     /* the engine is already gone */
   }
   if (layout.pid) await signalAndWait(layout.pid, 'SIGTERM');
+  // Networks of an engine that stopped on its own (shutdown) keep their bridges: remove them by name.
+  for (const bridge of layout.bridges ?? []) {
+    try {
+      execFileSync('ip', ['link', 'del', bridge], { stdio: 'ignore' });
+    } catch {
+      /* already gone */
+    }
+  }
   // dockerd leaves its exec root's mounts (netns, overlay) behind when killed hard: unmount what is under the dir.
   for (const line of readFileSync('/proc/self/mounts', 'utf8').split('\n').reverse()) {
     const mountPoint = line.split(' ')[1];
@@ -109,6 +120,15 @@ async function stopEngine(layout, removeDir) {
     }
   }
   if (removeDir) rmSync(layout.dir, { recursive: true, force: true });
+}
+
+async function rememberBridges(layout) {
+  try {
+    const networks = await new Docker({ socketPath: layout.socket }).listNetworks();
+    layout.bridges = networks.filter((n) => n.Driver === 'bridge' && !['bridge', 'host', 'none'].includes(n.Name)).map((n) => n.Options?.['com.docker.network.bridge.name'] ?? `br-${n.Id.slice(0, 12)}`);
+  } catch {
+    layout.bridges = [];
+  }
 }
 
 async function signalAndWait(pid, signal) {
