@@ -11,6 +11,11 @@ const slurm = process.env.BERTH_TEST_SLURM_CONF
   ? [{ test: { name: 'slurm', include: ['test/slurm/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false } }]
   : [];
 
+// Docker tests need the private engine the test command starts (scripts/docker-engine.mjs, as root).
+const docker = process.env.BERTH_TEST_DOCKER_HOST
+  ? [{ test: { name: 'docker', include: ['test/docker/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false } }]
+  : [];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -28,6 +33,7 @@ export default defineConfig({
         },
       })),
       ...slurm,
+      ...docker,
       ...browser,
     ],
   },

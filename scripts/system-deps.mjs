@@ -16,7 +16,7 @@ export const PACKAGES = {
     { pkg: 'rsync', check: '/usr/bin/rsync' },
   ],
   // The test command: a real PostgreSQL server, a real browser, and a real Slurm cluster (slurmctld, slurmd and
-  // munge, with nodes in network namespaces made by iproute2).
+  // munge, with nodes in network namespaces made by iproute2), and a Docker engine.
   test: [
     { pkg: 'postgresql', check: '/usr/lib/postgresql' },
     // berth backup / restore on PostgreSQL run its pg_dump and pg_restore.
@@ -29,6 +29,10 @@ export const PACKAGES = {
     // The SSH tests run the real clients through `berth app … sshd` and `berth ssh`.
     { pkg: 'openssh-client', check: '/usr/bin/ssh' },
     { pkg: 'rsync', check: '/usr/bin/rsync' },
+    // A private Docker engine and its test images (a debootstrap'ed Debian, and busybox-static's shell).
+    { pkg: 'docker.io', check: '/usr/sbin/dockerd' },
+    { pkg: 'debootstrap', check: '/usr/sbin/debootstrap' },
+    { pkg: 'busybox-static', check: '/bin/busybox' },
   ],
 };
 

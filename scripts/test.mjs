@@ -1,6 +1,6 @@
 // `npm test`: every test, as CI runs it. Installs the Debian packages tests need (as root), type-checks, starts a
-// throwaway PostgreSQL (and, as root, a throwaway Slurm cluster), builds the app for the browser tests, then runs the
-// unit tests, the integration tests on both databases (PGlite and PostgreSQL), the Slurm tests and the browser tests,
+// throwaway PostgreSQL (and, as root, a throwaway Slurm cluster and Docker engine), builds the app for the browser tests, then runs the
+// unit tests, the integration tests on both databases (PGlite and PostgreSQL), the Slurm and Docker tests and the browser tests,
 // and prints one closing line.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { ensurePackages } from './system-deps.mjs';
 import { startPostgres } from './postgres.mjs';
 import { slurmTestEnv, startSlurmCluster } from './slurm-cluster.mjs';
+import { dockerTestEnv, startDockerEngine } from './docker-engine.mjs';
 import { buildDashboard, buildServer } from './build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,13 +43,26 @@ if (process.getuid?.() === 0) {
   }
   console.log(`Slurm test cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s (${slurm.nodes.map((n) => n.name).join(', ')})`);
 }
+// The Docker engine too (its own dockerd, data root and exec root; the test images made without a registry).
+let docker = null;
+if (process.getuid?.() === 0) {
+  const started = Date.now();
+  try {
+    docker = await startDockerEngine();
+  } catch (err) {
+    pg.stop();
+    await slurm?.stop();
+    throw err;
+  }
+  console.log(`Docker test engine up in ${((Date.now() - started) / 1000).toFixed(1)} s (${docker.host})`);
+}
 const reportDir = mkdtempSync(path.join(tmpdir(), 'berth-report-'));
 const report = path.join(reportDir, 'vitest.json');
 let status = 1;
 try {
   const result = spawnSync(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: { ...process.env, BERTH_TEST_PG_URL: pg.url, BERTH_E2E: '1', ...(slurm ? slurmTestEnv(slurm) : {}) },
+    env: { ...process.env, BERTH_TEST_PG_URL: pg.url, BERTH_E2E: '1', ...(slurm ? slurmTestEnv(slurm) : {}), ...(docker ? dockerTestEnv(docker) : {}) },
   });
   status = result.status ?? 1;
 } finally {
@@ -58,6 +72,7 @@ try {
     await slurm.stop();
     console.log(`Slurm test cluster stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
   }
+  await docker?.stop();
 }
 try {
   const summary = JSON.parse(readFileSync(report, 'utf8'));

@@ -28,6 +28,8 @@ export interface KernelLimits {
   pids?: number;
   /** Accelerators (cuda.device), for backends that place them. */
   gpus?: number;
+  /** /dev/shm (resource_opts.shmem), for backends that size it (docker). */
+  shmBytes?: number;
 }
 
 export interface KernelStats {
@@ -52,6 +54,8 @@ export interface KernelSpec {
   /** single-node: every kernel of the session on one machine. */
   singleNode: boolean;
   runtime: Runtime;
+  /** The container image, for backends that run images (docker); null for the host's own runtimes. */
+  image?: string | null;
   hostname: string;
   /** Hostnames the kernel resolves (its cluster peers), written to its /etc/hosts. */
   hosts: Record<string, string>;
@@ -132,6 +136,8 @@ export interface Agent {
   appStatus(kernelId: string, name: string): Promise<AppStatus | null>;
   /** The address the kernel's apps listen on, as the app proxy reaches it. */
   appHost(kernelId: string): string;
+  /** Whether `host` is where one of this backend's live kernels serves apps (a container's address). */
+  ownsAppHost?(host: string): boolean;
   scratchDir(kernelId: string): string;
   logs(kernelId: string): Promise<string>;
   stats(kernelId: string): KernelStats;

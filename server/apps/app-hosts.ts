@@ -1,7 +1,7 @@
 /**
- * The addresses the app proxy may forward to: this machine, and the address of a registered agent that is alive
- * (a cluster node). A stored route is only ever written with its kernel's node, but the proxy checks anyway, so
- * no route can make it reach another host.
+ * The addresses the app proxy may forward to: this machine, the address of a registered agent that is alive
+ * (a cluster node), and a live container's address its backend vouches for. A stored route is only ever written
+ * with its kernel's address, but the proxy checks anyway, so no route can make it reach another host.
  */
 import type { App } from '../app';
 
@@ -9,6 +9,8 @@ export const THIS_MACHINE = '127.0.0.1';
 
 export async function isAppHost(app: App, host: string): Promise<boolean> {
   if (host === THIS_MACHINE) return true;
+  // A container's address on its session network, while that kernel lives (the docker backend).
+  for (const agent of new Set(app.agents.values())) if (agent.ownsAppHost?.(host)) return true;
   const agent = await app.db.selectFrom('agents').select('id').where('addr', '=', host).where('status', '=', 'ALIVE').executeTakeFirst();
   return Boolean(agent);
 }

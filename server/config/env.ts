@@ -42,6 +42,17 @@ export interface BerthSettings {
   oidc?: OidcSettings;
   /** The Slurm backend (BERTH_SLURM_*); null when BERTH_SLURM_CONF is unset. */
   slurm: SlurmSettings | null;
+  /** The Docker backend (BERTH_DOCKER_*); null when BERTH_DOCKER_HOSTS is unset. */
+  docker: DockerSettings | null;
+}
+
+export interface DockerSettings {
+  /** Engines, each one agent: `unix:///path` or `tcp://host:port` (TLS with the client certificates of tlsDir). */
+  hosts: string[];
+  /** ca.pem, cert.pem, key.pem for tcp:// engines (BERTH_DOCKER_TLS_DIR). */
+  tlsDir: string | null;
+  /** Sessions whose config.scaling_group is this run in containers. */
+  scalingGroup: string;
 }
 
 export interface SlurmSettings {
@@ -196,5 +207,16 @@ export function readSettings(env: Environment = process.env): BerthSettings {
     auditRetentionDays: seconds(env.BERTH_AUDIT_RETENTION_DAYS, 90),
     idleCheckIntervalMs: seconds(env.BERTH_IDLE_CHECK_INTERVAL, 5) * 1000,
     observeRequests: !env.BERTH_OBSERVE_REQUESTS || flag(env.BERTH_OBSERVE_REQUESTS),
+    docker: env.BERTH_DOCKER_HOSTS ? dockerSettings(env) : null,
   };
+}
+
+function dockerSettings(env: Environment): DockerSettings {
+  const hosts = env.BERTH_DOCKER_HOSTS!.split(',').map((h) => h.trim()).filter(Boolean);
+  for (const host of hosts) {
+    if (!/^unix:\/\/\/.+$/.test(host) && !/^tcp:\/\/[^/:]+:\d+$/.test(host)) throw new Error(`invalid BERTH_DOCKER_HOSTS entry: ${host} (unix:///path or tcp://host:port)`);
+  }
+  const tlsDir = env.BERTH_DOCKER_TLS_DIR ? path.resolve(env.BERTH_DOCKER_TLS_DIR) : null;
+  if (hosts.some((h) => h.startsWith('tcp://')) && !tlsDir) throw new Error('BERTH_DOCKER_TLS_DIR is required for tcp:// Docker engines');
+  return { hosts, tlsDir, scalingGroup: env.BERTH_DOCKER_SCALING_GROUP || 'docker' };
 }

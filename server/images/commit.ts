@@ -2,18 +2,22 @@
  * Committing a session to an image (CONTRACT §7.2, §5.6): a background task (§10.2) copies the main kernel's
  * /home/work into <dataDir>/images/<id>/ and registers a new image with the base image's runtime, resources and
  * service ports whose snapshot directory is that copy, so a session started from it finds the same files.
- * While it runs, the kernel's commit_status is `ongoing`; otherwise the kernel is `ready` for a commit.
+ * While it runs, the kernel's commit_status is `ongoing`; otherwise the kernel is `ready` for a commit. A session
+ * of a container image is also committed on its Docker engine (`docker commit` with the labels): the new image is
+ * the engine's, and its /home/work travels as the snapshot directory.
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app';
 import { json } from '../db';
-import type { Session } from '../db/schema';
+import type { Kernel, Session } from '../db/schema';
 import { badRequest, notFound } from '../http/problem';
 import { startBackgroundTask } from '../bgtasks/tasks';
 import { sessionScratch } from '../sessions/files/scratch';
 import { snapshotScratch } from './snapshot';
+import { isEngineImage, recordEngineImage } from './engine-images';
+import { DockerAgent } from '../agents/docker/docker-agent';
 
 /** An image tag, as registries allow it. */
 const TAG_RULE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
@@ -90,6 +94,14 @@ export async function startCommit(app: App, session: Session, filename?: string 
           }
         });
         renameSync(partial, target);
+        const labels = { ...base.labels, 'ai.backend.base-image': base.name, 'ai.backend.committed-from': session.id };
+        if (isEngineImage(base)) {
+          // A container image: `docker commit` on its engine, then the catalog row with the /home/work snapshot.
+          await dockerOf(app, scratch.kernel).commitKernel(scratch.kernel.id, name, labels, target);
+          const id = await recordEngineImage(app, dockerOf(app, scratch.kernel).docker, name, { owner: session.access_key });
+          await app.db.updateTable('images').set({ snapshot_dir: target, size_bytes: result.bytes }).where('id', '=', id).execute();
+          return name;
+        }
         await app.db
           .insertInto('images')
           .values({
@@ -99,7 +111,7 @@ export async function startCommit(app: App, session: Session, filename?: string 
             architecture: base.architecture,
             runtime: base.runtime,
             tag,
-            labels: json({ ...base.labels, 'ai.backend.base-image': base.name, 'ai.backend.committed-from': session.id }),
+            labels: json(labels),
             resource_limits: json(base.resource_limits),
             service_ports: json(base.service_ports),
             snapshot_dir: target,
@@ -121,6 +133,12 @@ export async function startCommit(app: App, session: Session, filename?: string 
     throw err;
   }
   return { bgtask_id: taskId, kernel: scratch.kernel.id, path: target };
+}
+
+function dockerOf(app: App, kernel: Pick<Kernel, 'agent_id'>): DockerAgent {
+  const agent = app.agents.get(kernel.agent_id ?? '');
+  if (!(agent instanceof DockerAgent)) throw new Error('the session\'s kernel is not on a Docker engine of this manager');
+  return agent;
 }
 
 /** GET /session/{name}/commit: whether the main kernel is being committed. */

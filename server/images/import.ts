@@ -20,6 +20,9 @@ import { createSession } from '../sessions/create';
 import { terminateSession } from '../sessions/terminate';
 import { formatAmount, parseAmount, toAmounts } from '../resources/slots';
 import { resolveImage } from './catalog';
+import { isEngineImage, recordEngineImage } from './engine-images';
+import { commitImage, engineWith } from '../agents/docker/commit-image';
+import { dockerEngines } from '../agents/docker/register';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -179,6 +182,14 @@ function labelsFor(source: Image, request: ImportRequest, ports: ServicePort[]):
 
 async function registerImage(app: App, caller: Principal, source: Image, request: ImportRequest): Promise<void> {
   const ports = servicePortsFor(source, request.servicePorts);
+  if (isEngineImage(source)) {
+    // A container image: a new image on the engine with the labels (Backend.AI's convention), then its catalog row.
+    const docker = await engineWith(dockerEngines(app), source.name);
+    if (!docker) throw new Error(`no Docker engine has ${source.name} any more`);
+    await commitImage(docker, source.name, request.target, labelsFor(source, request, ports), null);
+    await recordEngineImage(app, docker, request.target, { owner: caller.accessKey });
+    return;
+  }
   const lastSlash = request.target.lastIndexOf('/');
   const colon = request.target.lastIndexOf(':');
   const tag = colon > lastSlash ? request.target.slice(colon + 1) : 'latest';

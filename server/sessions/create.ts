@@ -12,6 +12,7 @@ import { json } from '../db';
 import type { Image, Session, SessionMount } from '../db/schema';
 import { Problem, badRequest } from '../http/problem';
 import { resolveImage } from '../images/catalog';
+import { checkImageRunsIn, checkRegistryConfigured } from '../images/engine-images';
 import { resolveSessionMounts } from '../storage/session-mounts';
 import { activeSlots, formatAmount, parseAmount, toAmounts, type Amounts } from '../resources/slots';
 import { parseDuration } from '../util/duration';
@@ -73,6 +74,7 @@ const NAME_RULE = /^\w[\w.-]*\w$/;
 export async function createSession(app: App, caller: Principal, input: CreateSessionInput): Promise<CreateSessionResult> {
   const owner = await actingAs(app, caller, input.ownerAccessKey);
   checkSessionName(input.name);
+  await checkRegistryConfigured(app, input.image);
   const image = await resolveImage(app, input.image);
 
   const existing = await liveSessionNamed(app, owner.accessKey, input.name);
@@ -255,6 +257,7 @@ async function validate(app: App, caller: Principal, owner: Principal, input: Cr
     )
     .executeTakeFirst();
   if (!allowed) throw badRequest(`The scaling group "${scalingGroup}" is not available to this project.`, { scaling_group: 'not allowed' });
+  checkImageRunsIn(app, image, scalingGroup);
 
   const policy = await app.db.selectFrom('keypair_resource_policies').select('max_containers_per_session').where('name', '=', owner.keypairPolicy).executeTakeFirst();
   if (policy && input.clusterSize > Math.max(1, policy.max_containers_per_session)) {

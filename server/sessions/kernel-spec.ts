@@ -2,7 +2,8 @@
 import type { App } from '../app';
 import type { KernelFile, KernelSpec, Runtime } from '../agents/agent';
 import type { Dotfile, Image, Kernel, Session } from '../db/schema';
-import { toAmounts } from '../resources/slots';
+import { parseAmount, toAmounts } from '../resources/slots';
+import { isEngineImage } from '../images/engine-images';
 import { kernelMountsFor } from '../storage/session-mounts';
 import { lookupPath } from '../userconfig/validation';
 import { sshdFiles } from '../apps/sshd';
@@ -39,10 +40,11 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
     clusterSize: peers.length,
     singleNode: session.cluster_mode !== 'multi-node',
     runtime: image.runtime as Runtime,
+    image: isEngineImage(image) ? image.name : null,
     hostname: kernel.cluster_hostname,
     hosts: Object.fromEntries(hostnames.map((h) => [h, '127.0.0.1'])),
     environ,
-    limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS, gpus: slots['cuda.device'] || undefined },
+    limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS, gpus: slots['cuda.device'] || undefined, shmBytes: shmBytes(session) },
     mounts: await kernelMountsFor(app, session),
     // The session's SSH server files come last, so no dotfile replaces them.
     files: [...(await dotfilesFor(app, session)), ...(await sshdFiles(app, session, kernel))],
@@ -50,6 +52,11 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
     snapshotDir: image.snapshot_dir,
     placement: await placementFor(app, session),
   };
+}
+
+function shmBytes(session: Session): number | undefined {
+  const bytes = parseAmount((session.resource_opts as Record<string, unknown>)?.shmem);
+  return Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : undefined;
 }
 
 /** What a cluster backend passes on to its workload manager: the project (as an account) and the time limit. */

@@ -7,6 +7,7 @@ import type { App } from '../app';
 import type { KernelExit } from '../agents/agent';
 import { LocalAgent } from '../agents/local/local-agent';
 import { startSlurmBackend } from '../agents/slurm/register';
+import { startDockerBackend } from '../agents/docker/register';
 import { BERTH_VERSION } from '../version';
 import { seedImages } from '../images/catalog';
 import { SessionScheduler } from './scheduler/run';
@@ -33,6 +34,8 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
   agent.onKernelExit(onExit);
   const slurm = app.settings.slurm ? await startSlurmBackend(app, app.settings.slurm, runnerPath, BERTH_VERSION) : null;
   slurm?.agent.onKernelExit(onExit);
+  const docker = app.settings.docker ? await startDockerBackend(app, app.settings.docker, runnerPath, BERTH_VERSION) : null;
+  for (const engineAgent of docker?.agents ?? []) engineAgent.onKernelExit(onExit);
   const scheduler = new SessionScheduler(app, (ids) => {
     for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
   });
@@ -57,6 +60,7 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
       scheduler.stop();
       for (const s of agentServices(app).values()) if (s.running) await s.stop().catch(() => undefined);
       await slurm?.stop();
+      await docker?.stop();
       for (const a of new Set(app.agents.values())) await a.close();
     },
   };

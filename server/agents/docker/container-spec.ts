@@ -1,0 +1,156 @@
+/**
+ * The Engine API request that creates one kernel's container (POST /containers/create), built from the kernel spec
+ * alone so it can be checked without an engine. The container runs the kernel runner as an unprivileged uid with
+ * every capability dropped, no-new-privileges, a read-only root file system, /home/work the session's scratch
+ * directory, /tmp a tmpfs, the session's folders bound ro/rw, memory/CPU/pids/shm limits, and only the session's
+ * private network (its peers by hostname). Nothing else of the host is bound: the runner and web terminal files
+ * read-only, the runner's socket directory, and, for an image without Python, the host's Python runtime read-only.
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { ContainerCreateOptions, DeviceRequest } from 'dockerode';
+import type { KernelSpec } from '../agent';
+
+export const RUNNER_IN_CONTAINER = '/opt/berth/kernel_runner.py';
+export const WEB_TERMINAL_IN_CONTAINER = '/opt/berth/web_terminal.py';
+export const RUN_DIR_IN_CONTAINER = '/run/berth';
+export const SOCKET_IN_CONTAINER = `${RUN_DIR_IN_CONTAINER}/kernel.sock`;
+const HOST_RUNTIME = '/opt/berth/host';
+const TMP_SIZE = '1g';
+const DEFAULT_SHM = 64 * 2 ** 20;
+
+/** Labels every kernel container carries: what finds it again after a manager restart. */
+export const LABEL_KERNEL = 'ai.backend.kernel-id';
+export const LABEL_SESSION = 'ai.backend.session-id';
+export const LABEL_MANAGED = 'berth.managed';
+
+export interface ContainerPlan {
+  spec: KernelSpec;
+  image: string;
+  /** The image's Python (ai.backend.runtime-path); null: the image has none, the host's runtime runs the runner. */
+  imagePython: string | null;
+  uid: number;
+  scratchDir: string;
+  runDir: string;
+  runnerPath: string;
+  network: string;
+  /** ai.backend.resource.* for GPUs: the Engine API's device-request driver (nvidia when the operator runs its toolkit). */
+  gpuDriver: string;
+}
+
+/** The host's Python, for images without one: the interpreter, its standard library and the C libraries, read-only. */
+export interface HostRuntime {
+  binds: string[];
+  argv: string[];
+}
+
+let hostRuntimeCache: HostRuntime | null | undefined;
+export function hostRuntime(): HostRuntime | null {
+  if (hostRuntimeCache !== undefined) return hostRuntimeCache;
+  hostRuntimeCache = null;
+  if (!existsSync('/usr/bin/python3')) return null;
+  const python = realpathSync('/usr/bin/python3');
+  const version = path.basename(python);
+  const multiarch = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu'].find((d) => existsSync(d));
+  const loader = multiarch && ['ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1'].map((l) => path.join(multiarch, l)).find((l) => existsSync(l));
+  if (!multiarch || !loader || !existsSync(`/usr/lib/${version}`)) return null;
+  const libs = `${HOST_RUNTIME}/lib/${path.basename(multiarch)}`;
+  hostRuntimeCache = {
+    binds: [`${python}:${HOST_RUNTIME}/bin/${version}:ro`, `/usr/lib/${version}:${HOST_RUNTIME}/lib/${version}:ro`, `${multiarch}:${libs}:ro`],
+    // The loader named explicitly: the image may have no /lib64 (or another libc) of its own.
+    argv: [`${libs}/${path.basename(loader)}`, '--library-path', libs, `${HOST_RUNTIME}/bin/${version}`, '-I'],
+  };
+  return hostRuntimeCache;
+}
+
+let xtermDir: string | null | undefined;
+function xtermBinds(): string[] {
+  if (xtermDir === undefined) {
+    try {
+      xtermDir = path.dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json'));
+    } catch {
+      xtermDir = null;
+    }
+  }
+  if (!xtermDir || !existsSync(path.join(xtermDir, 'lib/xterm.js'))) return [];
+  return [`${path.join(xtermDir, 'lib/xterm.js')}:/opt/berth/xterm/xterm.js:ro`, `${path.join(xtermDir, 'css/xterm.css')}:/opt/berth/xterm/xterm.css:ro`];
+}
+
+const BASE_ENV: Record<string, string> = {
+  HOME: '/home/work',
+  USER: 'work',
+  LOGNAME: 'work',
+  SHELL: '/bin/bash',
+  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  LANG: 'C.UTF-8',
+  PYTHONUNBUFFERED: '1',
+};
+
+export function containerName(kernelId: string): string {
+  return `berth-kernel-${kernelId}`;
+}
+
+export function sessionNetworkName(sessionId: string): string {
+  return `berth-session-${sessionId}`;
+}
+
+/** Accelerators as the Engine API's DeviceRequests (`docker run --gpus N`): whole devices. */
+export function deviceRequests(gpus: number | undefined, driver: string): DeviceRequest[] {
+  if (!gpus || gpus <= 0) return [];
+  return [{ Driver: driver, Count: Math.ceil(gpus), Capabilities: [['gpu']], Options: {} }];
+}
+
+export function containerOptions(plan: ContainerPlan): ContainerCreateOptions {
+  const { spec } = plan;
+  const runtime = plan.imagePython ? null : hostRuntime();
+  if (!plan.imagePython && !runtime) throw new Error('the image has no Python (ai.backend.runtime-path) and the host has no Python runtime to lend it');
+  const interpreter = plan.imagePython ? [plan.imagePython, '-I'] : runtime!.argv;
+  const env = { ...BASE_ENV, ...spec.environ, HOME: '/home/work' };
+  const limits = spec.limits;
+  const binds = [
+    `${plan.scratchDir}:/home/work:rw`,
+    `${plan.runDir}:${RUN_DIR_IN_CONTAINER}:rw`,
+    `${plan.runnerPath}:${RUNNER_IN_CONTAINER}:ro`,
+    `${path.join(path.dirname(plan.runnerPath), 'web_terminal.py')}:${WEB_TERMINAL_IN_CONTAINER}:ro`,
+    ...xtermBinds(),
+    ...(runtime?.binds ?? []),
+    ...spec.mounts.map((m) => `${m.hostPath}:${m.kernelPath}:${m.readOnly ? 'ro' : 'rw'}`),
+  ];
+  return {
+    name: containerName(spec.kernelId),
+    Image: plan.image,
+    Hostname: spec.hostname,
+    User: `${plan.uid}:${plan.uid}`,
+    WorkingDir: '/home/work',
+    Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    Entrypoint: [...interpreter, RUNNER_IN_CONTAINER, SOCKET_IN_CONTAINER, spec.runtime],
+    Cmd: [],
+    Labels: { [LABEL_KERNEL]: spec.kernelId, [LABEL_SESSION]: spec.sessionId, [LABEL_MANAGED]: '1', 'ai.backend.cluster-hostname': spec.hostname },
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    Tty: false,
+    NetworkDisabled: false,
+    HostConfig: {
+      Binds: binds,
+      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${TMP_SIZE}` },
+      ReadonlyRootfs: true,
+      Privileged: false,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      // tini as pid 1 reaps what the session's processes leave behind.
+      Init: true,
+      Memory: limits.memoryBytes ? Math.floor(limits.memoryBytes) : 0,
+      MemorySwap: limits.memoryBytes ? Math.floor(limits.memoryBytes) : 0,
+      NanoCpus: limits.cpus ? Math.floor(limits.cpus * 1e9) : 0,
+      PidsLimit: limits.pids ?? 4096,
+      ShmSize: limits.shmBytes ?? DEFAULT_SHM,
+      NetworkMode: plan.network,
+      DeviceRequests: deviceRequests(limits.gpus, plan.gpuDriver),
+      RestartPolicy: { Name: 'no' },
+      LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '1' } },
+    },
+    NetworkingConfig: { EndpointsConfig: { [plan.network]: { Aliases: [spec.hostname] } } },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Starts the Docker backend when BERTH_DOCKER_HOSTS is set: one DockerAgent per engine, each an agents row in the
+ * docker scaling group (created if missing, public) with the engine's CPUs and memory as slots, ALIVE while the
+ * engine answers and LOST otherwise (checked every few seconds), and the engines' images in the catalog.
+ */
+import type Docker from 'dockerode';
+import type { App } from '../../app';
+import type { DockerSettings } from '../../config/env';
+import { json } from '../../db';
+import { scanEngineImages } from '../../images/engine-images';
+import { DockerAgent } from './docker-agent';
+import { connectEngine, type DockerEngine } from './engine';
+
+export const HEARTBEAT_MS = 3_000;
+
+export interface DockerBackend {
+  agents: DockerAgent[];
+  stop(): Promise<void>;
+}
+
+const backends = new WeakMap<App, DockerBackend>();
+
+/** The engines this manager drives (none without BERTH_DOCKER_HOSTS). */
+export function dockerEngines(app: App): Docker[] {
+  return backends.get(app)?.agents.map((a) => a.docker) ?? [];
+}
+
+export function dockerAgents(app: App): DockerAgent[] {
+  return backends.get(app)?.agents ?? [];
+}
+
+export async function startDockerBackend(app: App, settings: DockerSettings, runnerPath: string, version: string): Promise<DockerBackend> {
+  await ensureScalingGroup(app, settings.scalingGroup);
+  const engines = settings.hosts.map((url) => connectEngine(url, settings.tlsDir));
+  const agents = engines.map(
+    (engine) => new DockerAgent({ engine, dataDir: app.settings.dataDir, runnerPath, kernelUid: app.settings.kernelUid, log: app.log }),
+  );
+  for (const agent of agents) app.agents.set(agent.id, agent);
+  const status = new Map<string, string>();
+  const beat = async () => {
+    let changed = false;
+    for (const engine of engines) {
+      const now = await heartbeat(app, engine, settings.scalingGroup, version);
+      if (status.get(engine.agentId) !== now) changed = true;
+      status.set(engine.agentId, now);
+    }
+    // Capacity came or went: pending sessions may now fit.
+    if (changed) app.triggerScheduler();
+  };
+  await beat();
+  const live = agents.filter((a) => status.get(a.id) === 'ALIVE').map((a) => a.docker);
+  await scanEngineImages(app, live).catch((err) => app.log.warn({ err }, 'reading the Docker engines\' images failed'));
+  let beating: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    beating ??= beat().finally(() => (beating = null));
+  }, HEARTBEAT_MS);
+  timer.unref();
+  app.log.info({ engines: engines.map((e) => e.url), alive: [...status].filter(([, s]) => s === 'ALIVE').map(([id]) => id), scalingGroup: settings.scalingGroup }, 'docker backend ready');
+  const backend: DockerBackend = {
+    agents,
+    async stop() {
+      clearInterval(timer);
+      await beating;
+      for (const agent of agents) await agent.close();
+      backends.delete(app);
+    },
+  };
+  backends.set(app, backend);
+  return backend;
+}
+
+/** One engine's agents row: its real CPUs and memory while it answers, LOST from the first time it does not. */
+async function heartbeat(app: App, engine: DockerEngine, scalingGroup: string, version: string): Promise<'ALIVE' | 'LOST'> {
+  let info: { NCPU?: number; MemTotal?: number; Architecture?: string } | null = null;
+  try {
+    info = await engine.probe.info();
+  } catch {
+    info = null;
+  }
+  const now = new Date();
+  const status = info ? 'ALIVE' : 'LOST';
+  const slots = info ? { cpu: String(info.NCPU ?? 1), mem: String(info.MemTotal ?? 0) } : null;
+  await app.db
+    .insertInto('agents')
+    .values({
+      id: engine.agentId,
+      status,
+      status_changed: now,
+      scaling_group: scalingGroup,
+      available_slots: json(slots ?? { cpu: '0', mem: '0' }),
+      occupied_slots: json({}),
+      addr: engine.addr,
+      version,
+      architecture: info?.Architecture === 'aarch64' ? 'aarch64' : 'x86_64',
+      compute_plugins: json({ cpu: {} }),
+      backend: 'docker',
+      ...(info ? { last_heartbeat: now } : {}),
+      lost_at: info ? null : now,
+    })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        status,
+        status_changed: eb.case().when('agents.status', '=', status).then(eb.ref('agents.status_changed')).else(now).end(),
+        lost_at: info ? null : eb.fn.coalesce('agents.lost_at', eb.val(now)),
+        ...(slots ? { available_slots: json(slots), last_heartbeat: now } : {}),
+        addr: engine.addr,
+        scaling_group: scalingGroup,
+      })),
+    )
+    .execute();
+  return status;
+}
+
+/** The scaling group docker sessions ask for: created if missing, public, offered to every domain when created. */
+async function ensureScalingGroup(app: App, name: string): Promise<void> {
+  const created = await app.db
+    .insertInto('scaling_groups')
+    .values({ name, description: 'Sessions run in containers on Docker engines', is_public: true, driver_opts: json({}), scheduler_opts: json({}) })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returning('name')
+    .executeTakeFirst();
+  const domains = created ? await app.db.selectFrom('domains').select('name').execute() : [];
+  if (domains.length) {
+    await app.db
+      .insertInto('sgroups_for_domains')
+      .values(domains.map((d) => ({ scaling_group: name, domain: d.name })))
+      .onConflict((oc) => oc.columns(['scaling_group', 'domain']).doNothing())
+      .execute();
+  }
+}
