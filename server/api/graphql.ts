@@ -1,7 +1,8 @@
 /**
  * §GraphQL (CONTRACT §16). `/admin/gql` (alias `//gql`) answers the standard `{data, errors}` with 200;
  * `/admin/graphql` (alias `//graphql`, legacy) answers the bare `data`, and any error as 400 `graphql-error`
- * whose `data` is the errors array. Mutations are refused while the manager is frozen (server/graphql/schema).
+ * whose `data` is the errors array. Mutations are refused while the manager is frozen (server/graphql/schema). A
+ * document selecting a secret field is refused with 403 when the dashboard relays it (server/graphql/secret-fields).
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route';
@@ -40,14 +41,14 @@ export const graphqlRoutes: RouteDef[] = [
     method: 'POST', path: ['/admin/gql', '//gql'], privilege: 'user', status: null, input,
     summary: 'Run a GraphQL query or mutation → {data, errors}',
     response: 'The standard GraphQL answer: {"data": …, "errors": […]} (errors only when there are some), always 200.',
-    handler: ({ app, principal, input: body }) => runGraphql(app, principal, request(body)),
+    handler: ({ app, principal, input: body, relayed }) => runGraphql(app, principal, request(body), { relayed }),
   }),
   route({
     method: 'POST', path: ['/admin/graphql', '//graphql'], privilege: 'user', status: null, input,
     summary: 'Run a GraphQL query or mutation (legacy) → data',
     response: 'The bare data object; any error → 400 graphql-error with data = the errors array.',
-    handler: async ({ app, principal, input: body }) => {
-      const result = await runGraphql(app, principal, request(body));
+    handler: async ({ app, principal, input: body, relayed }) => {
+      const result = await runGraphql(app, principal, request(body), { relayed });
       if (result.errors?.length) {
         throw new Problem('graphql-error', result.errors.map((e) => e.message).join('\n'), result.errors);
       }

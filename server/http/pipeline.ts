@@ -12,6 +12,7 @@ import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { ANONYMOUS_RATE_LIMIT, RATE_LIMIT_WINDOW_S, type RateLimitState } from '../auth/rate-limit';
 import { fieldErrors } from './params';
 import { Problem } from './problem';
+import { answerJson, isRelayed } from './relayed';
 import { HANDLED, isRawReply, type Privilege, type RouteDef } from './route';
 import { Router } from './router';
 
@@ -37,6 +38,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
   // Written once with the answer (writeHead): cheaper than a setHeader per header on every request.
   const headers = answerHeaders();
   let route: RouteDef | undefined;
+  const relayed = isRelayed(req);
   try {
     const rawUrl = req.url ?? '/';
     const queryAt = rawUrl.indexOf('?');
@@ -66,11 +68,12 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       rawBody,
       requestId,
       clientIp,
+      relayed,
     });
     if (result instanceof Promise) result = await result;
     if (result === HANDLED) return;
     if (isRawReply(result)) return sendRaw(res, method, result, headers);
-    sendJson(res, method, 200, result ?? {}, headers);
+    sendJson(res, method, 200, result ?? {}, headers, relayed);
     if (app.log.isLevelEnabled('debug')) app.log.debug({ requestId, method, path, status: 200 }, 'request');
   } catch (error) {
     const problem = toProblem(error, app);
@@ -82,7 +85,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     }
     Object.assign(headers, problem.headers);
     if (problem.status === 413) headers.Connection = 'close';
-    sendJson(res, req.method ?? 'GET', problem.status, problem.toJSON(), headers, 'application/problem+json');
+    sendJson(res, req.method ?? 'GET', problem.status, problem.toJSON(), headers, relayed, 'application/problem+json');
   }
 }
 
@@ -91,6 +94,7 @@ export interface Admission {
   input: unknown;
   rawBody: Buffer;
   clientIp: string;
+  relayed: boolean;
 }
 
 /**
@@ -128,7 +132,7 @@ export function admit(
         throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
       }
       const input = parseInput(route, method, rawUrl, queryAt, rawBody, params);
-      return { principal: principal as Principal, input, rawBody, clientIp };
+      return { principal: principal as Principal, input, rawBody, clientIp, relayed: isRelayed(req) };
     };
     if (!signed) return pass(null);
     const principal = authenticate(req, rawBody, app.keypairs, clientIp);
@@ -252,8 +256,8 @@ function setRateLimitHeaders(headers: Record<string, string>, state: RateLimitSt
   headers['X-RateLimit-Reset'] = String(state.reset);
 }
 
-function sendJson(res: ServerResponse, method: string, status: number, body: unknown, headers: Record<string, string>, type = 'application/json'): void {
-  const text = JSON.stringify(body);
+function sendJson(res: ServerResponse, method: string, status: number, body: unknown, headers: Record<string, string>, relayed: boolean, type = 'application/json'): void {
+  const text = answerJson(body, relayed);
   headers['Content-Type'] = type;
   headers['Content-Length'] = String(Buffer.byteLength(text));
   res.writeHead(status, headers);

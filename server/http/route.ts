@@ -28,6 +28,8 @@ export interface RequestContext<I = any> {
   rawBody: Buffer;
   requestId: string;
   clientIp: string;
+  /** Relayed by the dashboard for a browser (./relayed): answers hold no secret, and state changes only on writes. */
+  relayed: boolean;
 }
 
 /** A non-JSON answer: text, YAML, bytes or a stream. */
