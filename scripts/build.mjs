@@ -32,7 +32,7 @@ const mtime = (file) => (existsSync(path.join(root, file)) ? statSync(path.join(
 export const serverStale = () => mtime('dist/server.mjs') < newest(['server']);
 
 /** Modules of the manager core that the dashboard's route handlers import (besides the signing client). */
-const DASHBOARD_SERVER_MODULES = ['server/http/problem.ts', 'server/http/cookies.ts', 'server/web/headers.ts', 'server/web/same-origin.ts', 'server/web/session-keys.ts'];
+const DASHBOARD_SERVER_MODULES = ['server/http/problem.ts', 'server/http/cookies.ts', 'server/http/relayed.ts', 'server/web/headers.ts', 'server/web/relay-path.ts', 'server/web/same-origin.ts', 'server/web/session-keys.ts'];
 
 /** .next is missing or older than a source of the dashboard (its pages, components, the signing client, and the modules above). */
 export const dashboardStale = () => mtime('.next/BUILD_ID') < newest(['app', 'components', 'public', 'server/client', ...DASHBOARD_SERVER_MODULES]);

@@ -31,6 +31,8 @@ const input = z.object({
 });
 
 type GraphqlInput = z.infer<typeof input>;
+/** Documents and variables hold text people wrote (descriptions, scripts); names are checked by the resolvers. */
+const GRAPHQL_TEXT = ['query', 'variables'];
 
 function request(body: GraphqlInput): GraphqlRequest {
   return { query: body.query, variables: body.variables, operationName: body.operation_name ?? body.operationName };
@@ -38,13 +40,13 @@ function request(body: GraphqlInput): GraphqlRequest {
 
 export const graphqlRoutes: RouteDef[] = [
   route({
-    method: 'POST', path: ['/admin/gql', '//gql'], privilege: 'user', status: null, input,
+    method: 'POST', path: ['/admin/gql', '//gql'], privilege: 'user', status: null, input, freeText: GRAPHQL_TEXT,
     summary: 'Run a GraphQL query or mutation → {data, errors}',
     response: 'The standard GraphQL answer: {"data": …, "errors": […]} (errors only when there are some), always 200.',
     handler: ({ app, principal, input: body, relayed }) => runGraphql(app, principal, request(body), { relayed }),
   }),
   route({
-    method: 'POST', path: ['/admin/graphql', '//graphql'], privilege: 'user', status: null, input,
+    method: 'POST', path: ['/admin/graphql', '//graphql'], privilege: 'user', status: null, input, freeText: GRAPHQL_TEXT,
     summary: 'Run a GraphQL query or mutation (legacy) → data',
     response: 'The bare data object; any error → 400 graphql-error with data = the errors array.',
     handler: async ({ app, principal, input: body, relayed }) => {

@@ -11,7 +11,7 @@ const INT4_MAX = 2147483647;
 
 export const logRoutes = [
   route({
-    method: 'POST', path: '/logs/error', privilege: 'user', status: 'FROZEN',
+    method: 'POST', path: '/logs/error', privilege: 'user', status: 'FROZEN', freeText: ['message', 'traceback', 'context_env'],
     input: z.object({
       // Case-insensitive on input, stored and returned in lower case (CONTRACT §5.6).
       severity: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(SEVERITIES)),

@@ -10,6 +10,7 @@ import type { App } from '../app';
 import { authenticate, clientAddress } from '../auth/authenticate';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { ANONYMOUS_RATE_LIMIT, RATE_LIMIT_WINDOW_S, type RateLimitState } from '../auth/rate-limit';
+import { refuseControlCharacters } from './control-characters';
 import { fieldErrors } from './params';
 import { Problem } from './problem';
 import { answerJson, isRelayed } from './relayed';
@@ -219,14 +220,20 @@ function parseInput(
   } else if (queryAt >= 0) {
     source = Object.fromEntries(new URLSearchParams(rawUrl.slice(queryAt + 1)));
   }
+  // Path parameters name things: no control character, whether or not the route's schema keeps them.
+  refuseControlCharacters(params);
   const merged = { ...source, ...params };
-  if (!route.input) return merged;
+  if (!route.input) {
+    refuseControlCharacters(merged);
+    return merged;
+  }
   const result = route.input.safeParse(merged);
   if (!result.success) {
     const data = fieldErrors(result.error);
     const first = Object.entries(data)[0];
     throw new Problem('invalid-api-params', first ? `${first[0]}: ${first[1]}` : 'Invalid parameters.', data);
   }
+  refuseControlCharacters(result.data, route.freeText);
   return result.data;
 }
 
