@@ -13,6 +13,20 @@ const FORBIDDEN = /[/\\\u0000-\u001f\u007f]/;
 
 export type RelayPath = { path: string } | { refused: string };
 
+/**
+ * Whether the path of a request line (query left out) percent-decodes. The custom server asks before Next routes
+ * an /api/ request: Next answers a malformed one with a bare 500.
+ */
+export function pathDecodes(url: string): boolean {
+  const queryAt = url.indexOf('?');
+  try {
+    decodeURIComponent(queryAt < 0 ? url : url.slice(0, queryAt));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `raw` is the manager's path as the browser sent it (after the relay's prefix), still percent-encoded. */
 export function canonicalRelayPath(raw: string): RelayPath {
   const segments = (raw || '/').split('/');
