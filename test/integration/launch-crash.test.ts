@@ -74,12 +74,17 @@ async function runningKernels(): Promise<Set<string>> {
   return new Set(answer.data.compute_session_list.items.flatMap((s: { containers: { id: string }[] }) => s.containers.map((c) => c.id)));
 }
 
-/** Sandboxes whose kernel is not part of a RUNNING session; counted for the report. */
+/** Sandboxes whose kernel is not part of a RUNNING session (with their command lines); counted for the report. */
 async function orphans(): Promise<string[]> {
   const running = await runningKernels();
-  const left = [...sandboxProcesses().keys()].filter((kernelId) => !running.has(kernelId));
+  const left = [...sandboxProcesses()].filter(([kernelId]) => !running.has(kernelId));
   orphansFound += left.length;
-  return left;
+  const shown = (pid: number) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parent = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+    return `pid ${pid} (parent ${parent}) ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 80)}`;
+  };
+  return left.map(([kernelId, pids]) => `${kernelId}: ${pids.map(shown).join(' | ')}`);
 }
 
 beforeAll(async () => {
@@ -87,7 +92,7 @@ beforeAll(async () => {
   if (process.env.BERTH_TEST_DB === 'postgres') database = await createTestDatabase();
   const port = await freePort();
   endpoint = `http://127.0.0.1:${port}`;
-  env = { BERTH_DATA_DIR: dataDir, BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATABASE_URL: database?.url ?? '' };
+  env = { BERTH_LOG_LEVEL: 'info', BERTH_DATA_DIR: dataDir, BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATABASE_URL: database?.url ?? '' };
   await start();
 }, 120_000);
 
@@ -147,9 +152,11 @@ describe('a manager killed with SIGKILL during a launch', () => {
       const current = (await admin.call('GET', `/session/${sessionId}`)).status as string;
       return ['RUNNING', 'TERMINATED'].includes(current) ? current : undefined;
     });
-    expect(await orphans()).toEqual([]);
-    if (status === 'RUNNING') expect(sandboxProcesses().size).toBe(1);
-    await admin.call('DELETE', '/session/anywhere');
+    expect(await orphans(), `the session is ${status}; manager said:\n${manager!.output().slice(-3000)}`).toEqual([]);
+    if (status === 'RUNNING') {
+      expect(sandboxProcesses().size).toBe(1);
+      await admin.call('DELETE', '/session/anywhere');
+    }
     expect(await orphans()).toEqual([]);
   }, 180_000);
 });
