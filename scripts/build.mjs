@@ -42,6 +42,8 @@ const DASHBOARD_SERVER_MODULES = [
   'server/web/logout.ts',
   'server/config/env.ts',
   'server/auth/oidc-discovery.ts',
+  'server/http/relayed.ts',
+  'server/web/relay-path.ts',
 ];
 
 /** .next is missing or older than a source of the dashboard (its pages, components, the signing client, and the modules above). */

@@ -1,9 +1,11 @@
 'use client';
 /**
  * The settings page's data: the caller's account (GraphQL `user` without arguments answers the caller), password,
- * SSH keypair, dotfiles and bootstrap script, each read and written through the relay.
+ * SSH keypair, dotfiles and bootstrap script, each read and written through the relay, except generating an SSH
+ * keypair: the relay never carries a private key, so the new one comes from /api/ssh-keypair.
  */
 import { mutate } from 'swr';
+import { ManagerError, problemFrom } from '@/components/api/problem';
 import { managerSend, useManager } from '@/components/api/useManager';
 import { revalidateGraphql, useGraphql } from '@/components/api/graphql';
 
@@ -37,6 +39,8 @@ export interface SshKeypair {
   ssh_private_key: string;
 }
 
+const SSH_KEYPAIR_ROUTE = '/api/ssh-keypair';
+
 const SSH_KEY_PATH = '/auth/ssh-keypair';
 
 export function useSshPublicKey() {
@@ -45,13 +49,16 @@ export function useSshPublicKey() {
 
 /** Generates a new pair on the manager; the private key is in the answer once and is not kept by the page. */
 export async function generateSshKeypair(): Promise<SshKeypair> {
-  const pair = await managerSend<SshKeypair>('PATCH', SSH_KEY_PATH);
+  const response = await fetch(SSH_KEYPAIR_ROUTE, { method: 'PATCH', credentials: 'same-origin', cache: 'no-store' });
+  if (!response.ok) throw new ManagerError(response.status, await problemFrom(response));
+  const pair = (await response.json()) as SshKeypair;
   await mutate(SSH_KEY_PATH, { ssh_public_key: pair.ssh_public_key }, { revalidate: false });
   return pair;
 }
 
+/** The answer, relayed, holds the public key only. */
 export async function uploadSshKeypair(pubkey: string, privkey: string): Promise<void> {
-  const pair = await managerSend<SshKeypair>('POST', SSH_KEY_PATH, { pubkey, privkey });
+  const pair = await managerSend<Pick<SshKeypair, 'ssh_public_key'>>('POST', SSH_KEY_PATH, { pubkey, privkey });
   await mutate(SSH_KEY_PATH, { ssh_public_key: pair.ssh_public_key }, { revalidate: false });
 }
 

@@ -68,7 +68,7 @@ export const authRoutes = [
   route({ method: 'GET', path: '/auth/ssh-keypair', privilege: 'user', status: null, summary: "The caller's SSH public key", handler: ({ app, principal }) => getSshPublicKey(app, principal) }),
   route({ method: 'PATCH', path: '/auth/ssh-keypair', privilege: 'user', status: null, summary: 'Generate a new ed25519 SSH keypair', handler: ({ app, principal }) => regenerateSshKeypair(app, principal) }),
   route({
-    method: 'POST', path: '/auth/ssh-keypair', privilege: 'user', status: null, input: z.object({ pubkey: text(), privkey: text() }),
+    method: 'POST', path: '/auth/ssh-keypair', privilege: 'user', status: null, input: z.object({ pubkey: text(), privkey: text() }), freeText: ['pubkey', 'privkey'],
     summary: 'Upload an SSH keypair',
     handler: ({ app, principal, input }) => uploadSshKeypair(app, principal, input),
   }),

@@ -39,7 +39,7 @@ export const configRoutes = [
     handler: ({ app, input }) => readConfig(app, input.key, input.prefix),
   }),
   route({
-    method: 'POST', path: '/config/set', privilege: 'superadmin', status: null,
+    method: 'POST', path: '/config/set', privilege: 'superadmin', status: null, freeText: ['value'],
     input: z.object({
       key: key(),
       value: z.union([z.string().refine(noNul, 'must not contain NUL characters'), z.record(z.string(), z.unknown())]),

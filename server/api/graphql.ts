@@ -1,7 +1,8 @@
 /**
  * §GraphQL (CONTRACT §16). `/admin/gql` (alias `//gql`) answers the standard `{data, errors}` with 200;
  * `/admin/graphql` (alias `//graphql`, legacy) answers the bare `data`, and any error as 400 `graphql-error`
- * whose `data` is the errors array. Mutations are refused while the manager is frozen (server/graphql/schema).
+ * whose `data` is the errors array. Mutations are refused while the manager is frozen (server/graphql/schema). A
+ * document selecting a secret field is refused with 403 when the dashboard relays it (server/graphql/secret-fields).
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route';
@@ -31,6 +32,8 @@ const input = z.object({
 });
 
 type GraphqlInput = z.infer<typeof input>;
+/** Documents and variables hold text people wrote (descriptions, scripts); names are checked by the resolvers. */
+const GRAPHQL_TEXT = ['query', 'variables'];
 
 function request(body: GraphqlInput): GraphqlRequest {
   return { query: body.query, variables: body.variables, operationName: body.operation_name ?? body.operationName };
@@ -38,17 +41,17 @@ function request(body: GraphqlInput): GraphqlRequest {
 
 export const graphqlRoutes: RouteDef[] = [
   route({
-    method: 'POST', path: ['/admin/gql', '//gql'], privilege: 'user', status: null, input,
+    method: 'POST', path: ['/admin/gql', '//gql'], privilege: 'user', status: null, input, freeText: GRAPHQL_TEXT,
     summary: 'Run a GraphQL query or mutation → {data, errors}',
     response: 'The standard GraphQL answer: {"data": …, "errors": […]} (errors only when there are some), always 200.',
-    handler: async (ctx) => auditGraphql(ctx, request(ctx.input), await runGraphql(ctx.app, ctx.principal, request(ctx.input))),
+    handler: async (ctx) => auditGraphql(ctx, request(ctx.input), await runGraphql(ctx.app, ctx.principal, request(ctx.input), { relayed: ctx.relayed })),
   }),
   route({
-    method: 'POST', path: ['/admin/graphql', '//graphql'], privilege: 'user', status: null, input,
+    method: 'POST', path: ['/admin/graphql', '//graphql'], privilege: 'user', status: null, input, freeText: GRAPHQL_TEXT,
     summary: 'Run a GraphQL query or mutation (legacy) → data',
     response: 'The bare data object; any error → 400 graphql-error with data = the errors array.',
     handler: async (ctx) => {
-      const result = auditGraphql(ctx, request(ctx.input), await runGraphql(ctx.app, ctx.principal, request(ctx.input)));
+      const result = auditGraphql(ctx, request(ctx.input), await runGraphql(ctx.app, ctx.principal, request(ctx.input), { relayed: ctx.relayed }));
       if (result.errors?.length) {
         throw new Problem('graphql-error', result.errors.map((e) => e.message).join('\n'), result.errors);
       }

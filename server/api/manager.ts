@@ -31,7 +31,7 @@ export const managerRoutes = [
   }),
   route({
     method: 'POST', path: '/manager/announcement', privilege: 'superadmin', status: null,
-    input: z.object({ enabled: bool(), message: z.string().max(64 * 1024).nullish() }),
+    input: z.object({ enabled: bool(), message: z.string().max(64 * 1024).nullish() }), freeText: ['message'],
     summary: 'Enable (with a message) or disable the announcement',
     handler: ({ app, input }) => updateAnnouncement(app, input),
   }),

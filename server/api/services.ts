@@ -82,7 +82,7 @@ export const serviceRoutes = [
     handler: ({ app, principal, input }) => listServices(app, principal, input.name),
   }),
   route({
-    method: 'POST', path: '/services', privilege: 'user', status: 'RUNNING', input: createSchema,
+    method: 'POST', path: '/services', privilege: 'user', status: 'RUNNING', input: createSchema, freeText: ['startup_command', 'bootstrap_script', 'config.environ'],
     summary: 'Create a model service (its inference sessions are started by the scaler)',
     handler: ({ app, principal, input }) => createService(app, principal, input),
   }),

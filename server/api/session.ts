@@ -1,10 +1,10 @@
 /** §Sessions: create, inspect, execute, manage and destroy compute sessions. */
 import { z } from 'zod';
 import { route, raw } from '../http/route';
-import { bool } from '../http/params';
+import { bool, uuid } from '../http/params';
 import { Problem } from '../http/problem';
 import { createSession } from '../sessions/create';
-import { createSessionSchema, toCreateInput } from '../sessions/inputs';
+import { createSessionSchema, SESSION_TEXT, toCreateInput } from '../sessions/inputs';
 import { findSession, matchSessions } from '../sessions/access';
 import { dependencyGraph, sessionInfo } from '../sessions/info';
 import { destroySession } from '../sessions/destroy';
@@ -33,7 +33,7 @@ const executeSchema = z.object({
 
 export const sessionRoutes = [
   route({
-    method: 'POST', path: ['/session', '/session/_/create'], privilege: 'user', status: 'RUNNING', input: createSessionSchema,
+    method: 'POST', path: ['/session', '/session/_/create'], privilege: 'user', status: 'RUNNING', input: createSessionSchema, freeText: SESSION_TEXT,
     summary: 'Create a compute session (or reuse a live one of the same name)',
     handler: ({ app, principal, input }) => createSession(app, principal, toCreateInput(input)),
   }),
@@ -77,7 +77,7 @@ export const sessionRoutes = [
     },
   }),
   route({
-    method: 'POST', path: '/session/:session_name', privilege: 'user', status: 'FROZEN', input: executeSchema,
+    method: 'POST', path: '/session/:session_name', privilege: 'user', status: 'FROZEN', input: executeSchema, freeText: ['code', 'options'],
     summary: 'Execute code (query, batch, input, continue, complete)',
     handler: async (ctx) => {
       const session = await lookup(ctx);
@@ -100,7 +100,7 @@ export const sessionRoutes = [
     },
   }),
   route({
-    method: 'GET', path: '/session/:session_name/logs', privilege: 'user', status: 'FROZEN', input: byName.extend({ kernel_id: z.string().optional() }),
+    method: 'GET', path: '/session/:session_name/logs', privilege: 'user', status: 'FROZEN', input: byName.extend({ kernel_id: uuid().optional() }),
     summary: "The kernel's console log",
     handler: async (ctx) => ({ result: { logs: await kernelLogs(ctx.app, await lookup(ctx), ctx.input.kernel_id) } }),
   }),
@@ -123,7 +123,7 @@ export const sessionRoutes = [
   }),
   route({
     method: 'POST', path: '/session/:session_name/complete', privilege: 'user', status: 'FROZEN',
-    input: byName.extend({ code: z.string().default(''), options: z.record(z.string(), z.unknown()).nullish() }),
+    input: byName.extend({ code: z.string().default(''), options: z.record(z.string(), z.unknown()).nullish() }), freeText: ['code', 'options'],
     summary: 'Code completion',
     handler: async (ctx) => {
       const session = await lookup(ctx);
@@ -147,7 +147,7 @@ export const sessionRoutes = [
     },
   }),
   route({
-    method: 'POST', path: '/session/:session_name/start-service', privilege: 'user', status: 'FROZEN',
+    method: 'POST', path: '/session/:session_name/start-service', privilege: 'user', status: 'FROZEN', freeText: ['envs', 'arguments'],
     input: byName.extend({
       app: z.string().min(1),
       port: int().pipe(z.number().min(1024).max(65535)).optional(),

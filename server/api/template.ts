@@ -5,7 +5,7 @@ import { bool } from '../http/params';
 import { createTemplates, deleteTemplate, findTemplate, listTemplates, updateTemplate } from '../templates/store';
 import { renderDetail } from '../templates/render';
 import { clusterRequestSchema, fromTemplateSchema } from '../templates/request';
-import { fold } from '../sessions/inputs';
+import { fold, SESSION_TEXT } from '../sessions/inputs';
 import { createCluster, createFromTemplate } from '../templates/instantiate';
 import type { TemplateKind } from '../templates/validate';
 
@@ -26,7 +26,7 @@ function templateRoutesOf(segment: 'session' | 'cluster', kind: TemplateKind, de
   const base = `/template/${segment}`;
   return [
     route({
-      method: 'POST', path: base, privilege: 'user', status: 'FROZEN', input: storeSchema,
+      method: 'POST', path: base, privilege: 'user', status: 'FROZEN', input: storeSchema, freeText: ['payload'],
       summary: `Store ${segment} templates from a JSON or YAML payload`, response: '[{"id": hex32, "user": hex32}]',
       handler: ({ app, principal, input }) => createTemplates(app, principal, kind, input),
     }),
@@ -43,7 +43,7 @@ function templateRoutesOf(segment: 'session' | 'cluster', kind: TemplateKind, de
         renderDetail(await findTemplate(app, principal, kind, input.template_id, input.owner_access_key), input.format ?? defaultFormat),
     }),
     route({
-      method: 'PUT', path: `${base}/:template_id`, privilege: 'user', status: 'FROZEN',
+      method: 'PUT', path: `${base}/:template_id`, privilege: 'user', status: 'FROZEN', freeText: ['payload'],
       input: z.preprocess((v) => fold(SCOPE_ALIASES, v), byId.extend({ payload: text().min(1, 'must not be empty'), ...(segment === 'session' ? scope : optionalScope) })),
       summary: `Replace a ${segment} template`,
       handler: ({ app, principal, input }) => updateTemplate(app, principal, kind, input.template_id, input),
@@ -60,7 +60,7 @@ export const templateRoutes: RouteDef[] = [
   ...templateRoutesOf('session', 'task', 'json'),
   ...templateRoutesOf('cluster', 'cluster', 'yaml'),
   route({
-    method: 'POST', path: '/session/_/create-from-template', privilege: 'user', status: 'RUNNING', input: fromTemplateSchema,
+    method: 'POST', path: '/session/_/create-from-template', privilege: 'user', status: 'RUNNING', input: fromTemplateSchema, freeText: SESSION_TEXT,
     summary: 'Create a session from a session template; request fields override the template',
     handler: ({ app, principal, input }) => createFromTemplate(app, principal, input),
   }),

@@ -27,7 +27,7 @@ const ofGroup: Resolve<z.infer<typeof groupScope>> = (ctx, access) => groupOwner
 function dotfileRoutes<I>(path: string, scope: z.ZodType<I>, writePrivilege: 'user' | 'admin', label: string, resolve: Resolve<I>) {
   return [
     route({
-      method: 'POST', path, privilege: writePrivilege, status: 'FROZEN', input: scope.and(dotfile),
+      method: 'POST', path, privilege: writePrivilege, status: 'FROZEN', input: scope.and(dotfile), freeText: ['data'],
       summary: `Create a dotfile of ${label}`,
       handler: async (ctx) => {
         await createDotfile(ctx.app, await resolve(ctx, 'write'), ctx.input);
@@ -43,7 +43,7 @@ function dotfileRoutes<I>(path: string, scope: z.ZodType<I>, writePrivilege: 'us
       },
     }),
     route({
-      method: 'PATCH', path, privilege: writePrivilege, status: 'FROZEN', input: scope.and(dotfile),
+      method: 'PATCH', path, privilege: writePrivilege, status: 'FROZEN', input: scope.and(dotfile), freeText: ['data'],
       summary: `Replace the data and permission of a dotfile of ${label}`,
       handler: async (ctx) => {
         await updateDotfile(ctx.app, await resolve(ctx, 'write'), ctx.input);
@@ -64,7 +64,7 @@ function dotfileRoutes<I>(path: string, scope: z.ZodType<I>, writePrivilege: 'us
 export const userConfigRoutes = [
   ...dotfileRoutes('/user-config/dotfiles', userScope, 'user', 'the caller (or owner_access_key)', ofUser),
   route({
-    method: 'POST', path: '/user-config/bootstrap-script', privilege: 'user', status: 'FROZEN',
+    method: 'POST', path: '/user-config/bootstrap-script', privilege: 'user', status: 'FROZEN', freeText: ['script'],
     input: userScope.extend({ script: bootstrapScript() }),
     summary: 'Set the bootstrap script run before a new session is ready (≤64 KiB; empty clears it)',
     handler: async (ctx) => {

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/principal';
 import { PROBLEM_BASE, PROBLEM_TYPES, Problem, type ProblemSlug } from '../http/problem';
 import { databaseProblem, type GqlContext } from './context';
 import { berthSchema } from './schema';
+import { selectedSecrets } from './secret-fields';
 
 export interface GraphqlRequest {
   query: string;
@@ -50,7 +51,11 @@ export function formatError(error: GraphQLError, app: App): FormattedGraphqlErro
   return { ...base, extensions: { ...error.extensions, ...extensions('graphql-error') } };
 }
 
-export async function runGraphql(app: App, principal: Principal, request: GraphqlRequest): Promise<GraphqlResponse> {
+/**
+ * `relayed`: the dashboard relays the request for a browser (server/http/relayed.ts); a document selecting a
+ * secret field is refused whole (403), before anything runs.
+ */
+export async function runGraphql(app: App, principal: Principal, request: GraphqlRequest, options: { relayed?: boolean } = {}): Promise<GraphqlResponse> {
   const schema = berthSchema();
   let document: DocumentNode;
   try {
@@ -61,6 +66,10 @@ export async function runGraphql(app: App, principal: Principal, request: Graphq
   }
   const invalid = validate(schema, document, undefined, { maxErrors: 20 });
   if (invalid.length) return { errors: invalid.map((e) => formatError(e, app)) };
+  if (options.relayed) {
+    const secrets = selectedSecrets(schema, document);
+    if (secrets.length) throw new Problem('generic-forbidden', `Keys are not available through the dashboard (${secrets.join(', ')}).`);
+  }
 
   const contextValue: GqlContext = { app, principal, softErrors: [], loaders: new Map() };
   const result = await execute({

@@ -10,8 +10,10 @@ import type { App } from '../app';
 import { authenticate, clientAddress } from '../auth/authenticate';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { ANONYMOUS_RATE_LIMIT, RATE_LIMIT_WINDOW_S, type RateLimitState } from '../auth/rate-limit';
+import { refuseControlCharacters } from './control-characters';
 import { fieldErrors } from './params';
 import { Problem } from './problem';
+import { answerJson, isRelayed } from './relayed';
 import { HANDLED, isRawReply, type Privilege, type RouteDef } from './route';
 import { Router } from './router';
 import { observeRequest, type RequestFacts } from '../metrics/requests';
@@ -40,6 +42,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
   // Metrics and the audit log read what the request turned out to be once its answer ends (server/metrics/).
   const seen = observeRequest(app, req, res, requestId);
   let route: RouteDef | undefined;
+  const relayed = isRelayed(req);
   try {
     const rawUrl = req.url ?? '/';
     const queryAt = rawUrl.indexOf('?');
@@ -69,11 +72,12 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       rawBody,
       requestId,
       clientIp,
+      relayed,
     });
     if (result instanceof Promise) result = await result;
     if (result === HANDLED) return;
     if (isRawReply(result)) return sendRaw(res, method, result, headers);
-    sendJson(res, method, 200, result ?? {}, headers);
+    sendJson(res, method, 200, result ?? {}, headers, relayed);
     if (app.log.isLevelEnabled('debug')) app.log.debug({ requestId, method, path, status: 200 }, 'request');
   } catch (error) {
     const problem = toProblem(error, app);
@@ -85,7 +89,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     }
     Object.assign(headers, problem.headers);
     if (problem.status === 413) headers.Connection = 'close';
-    sendJson(res, req.method ?? 'GET', problem.status, problem.toJSON(), headers, 'application/problem+json');
+    sendJson(res, req.method ?? 'GET', problem.status, problem.toJSON(), headers, relayed, 'application/problem+json');
   }
 }
 
@@ -94,6 +98,7 @@ export interface Admission {
   input: unknown;
   rawBody: Buffer;
   clientIp: string;
+  relayed: boolean;
 }
 
 /**
@@ -134,7 +139,7 @@ export function admit(
       }
       const input = parseInput(route, method, rawUrl, queryAt, rawBody, params);
       if (seen) seen.input = input;
-      return { principal: principal as Principal, input, rawBody, clientIp };
+      return { principal: principal as Principal, input, rawBody, clientIp, relayed: isRelayed(req) };
     };
     if (!signed) return pass(null);
     const principal = authenticate(req, rawBody, app.keypairs, clientIp);
@@ -221,14 +226,20 @@ function parseInput(
   } else if (queryAt >= 0) {
     source = Object.fromEntries(new URLSearchParams(rawUrl.slice(queryAt + 1)));
   }
+  // Path parameters name things: no control character, whether or not the route's schema keeps them.
+  refuseControlCharacters(params);
   const merged = { ...source, ...params };
-  if (!route.input) return merged;
+  if (!route.input) {
+    refuseControlCharacters(merged);
+    return merged;
+  }
   const result = route.input.safeParse(merged);
   if (!result.success) {
     const data = fieldErrors(result.error);
     const first = Object.entries(data)[0];
     throw new Problem('invalid-api-params', first ? `${first[0]}: ${first[1]}` : 'Invalid parameters.', data);
   }
+  refuseControlCharacters(result.data, route.freeText);
   return result.data;
 }
 
@@ -258,8 +269,8 @@ function setRateLimitHeaders(headers: Record<string, string>, state: RateLimitSt
   headers['X-RateLimit-Reset'] = String(state.reset);
 }
 
-function sendJson(res: ServerResponse, method: string, status: number, body: unknown, headers: Record<string, string>, type = 'application/json'): void {
-  const text = JSON.stringify(body);
+function sendJson(res: ServerResponse, method: string, status: number, body: unknown, headers: Record<string, string>, relayed: boolean, type = 'application/json'): void {
+  const text = answerJson(body, relayed);
   headers['Content-Type'] = type;
   headers['Content-Length'] = String(Buffer.byteLength(text));
   res.writeHead(status, headers);

@@ -28,6 +28,8 @@ export interface RequestContext<I = any> {
   rawBody: Buffer;
   requestId: string;
   clientIp: string;
+  /** Relayed by the dashboard for a browser (./relayed): answers hold no secret, and state changes only on writes. */
+  relayed: boolean;
 }
 
 /** A non-JSON answer: text, YAML, bytes or a stream. */
@@ -52,6 +54,12 @@ export interface RouteDef<S extends z.ZodType = z.ZodType> {
   status: RequiredStatus;
   /** Validates the merged parameters (query or body, plus path parameters). */
   input?: S;
+  /**
+   * Fields of the validated input holding free text a person wrote (code, scripts, file contents, templates), as
+   * dotted names (`config.environ`): they may hold control characters other than NUL; no other field may
+   * (./control-characters).
+   */
+  freeText?: readonly string[];
   summary: string;
   /** `json` (default): a body must be a JSON object. `raw`: the handler reads ctx.rawBody itself (multipart, files). */
   body?: 'json' | 'raw';

@@ -1,5 +1,9 @@
-/** Server-Sent Events (CONTRACT §10): `event:` + one-line JSON `data:`, a `: ping` comment every 15 s. */
+/**
+ * Server-Sent Events (CONTRACT §10): `event:` + one-line JSON `data:`, a `: ping` comment every 15 s. A stream the
+ * dashboard relays for a browser carries no key field (./relayed).
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerJson, isRelayed } from './relayed';
 
 const PING_MS = 15_000;
 
@@ -21,6 +25,7 @@ export function openSse(req: IncomingMessage, res: ServerResponse): SseStream {
   });
   res.flushHeaders();
   const listeners: (() => void)[] = [];
+  const relayed = isRelayed(req);
   let closed = false;
   const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
   const end = () => {
@@ -33,7 +38,7 @@ export function openSse(req: IncomingMessage, res: ServerResponse): SseStream {
   res.on('close', end);
   return {
     send(event, data) {
-      if (!closed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (!closed) res.write(`event: ${event}\ndata: ${answerJson(data, relayed)}\n\n`);
     },
     close() {
       if (closed) return;

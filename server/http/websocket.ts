@@ -33,8 +33,8 @@ export function createUpgradeHandler(app: App, routes: RouteDef[]): UpgradeHandl
       const path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
       const match = router.find('GET', path);
       if (!match) throw new Problem('url-not-found', `No WebSocket endpoint at ${path}.`, path);
-      const { principal, input, rawBody, clientIp } = await admit(app, match.route, req, 'GET', rawUrl, queryAt, match.params, headers);
-      const ctx = { app, req, res: undefined as never, input, principal, rawBody, requestId: '', clientIp };
+      const { principal, input, rawBody, clientIp, relayed } = await admit(app, match.route, req, 'GET', rawUrl, queryAt, match.params, headers);
+      const ctx = { app, req, res: undefined as never, input, principal, rawBody, requestId: '', clientIp, relayed };
       const stream = match.route.websocket!;
       const prepared = await stream.prepare(ctx);
       if (stream.headers) extraHeaders.set(req, stream.headers(prepared));

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '../app';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { json } from '../db';
-import { badRequest, notFound } from '../http/problem';
+import { badRequest, forbidden, notFound } from '../http/problem';
 
 export const SEVERITIES = ['critical', 'error', 'warning', 'info', 'debug'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -97,14 +97,25 @@ export interface ListInput {
   page_no: number;
 }
 
-export async function listErrorLogs(app: App, principal: Principal, input: ListInput) {
-  const admin = isAdmin(principal);
-  let query = app.db.selectFrom('error_logs');
-  if (!isSuperadmin(principal)) {
-    query = admin
-      ? query.where('domain_name', '=', principal.domainName)
-      : query.where('user_id', '=', principal.userId).where('is_cleared', '=', false);
+/** The logs a caller sees: superadmins all, domain admins their domain's, users their own uncleared ones. */
+function visibleLogs(app: App, principal: Principal) {
+  const query = app.db.selectFrom('error_logs');
+  if (isSuperadmin(principal)) return query;
+  if (isAdmin(principal)) return query.where('domain_name', '=', principal.domainName);
+  return query.where('user_id', '=', principal.userId).where('is_cleared', '=', false);
+}
+
+/**
+ * A page of the logs the caller sees. `mark_read` (the old way to mark the page read) is honoured for signed API
+ * clients only: through the dashboard's relay a GET must not change anything (a cross-site image could send it),
+ * so there it is refused; POST /logs/error/mark-read marks logs read.
+ */
+export async function listErrorLogs(app: App, principal: Principal, input: ListInput, relayed = false) {
+  if (input.mark_read && relayed) {
+    throw forbidden('mark_read changes state and is not taken on a GET from the dashboard: POST /logs/error/mark-read {log_ids} instead.');
   }
+  const admin = isAdmin(principal);
+  const query = visibleLogs(app, principal);
   const [rows, total] = await Promise.all([
     query
       .selectAll()
@@ -131,10 +142,19 @@ export async function listErrorLogs(app: App, principal: Principal, input: ListI
     ...(admin ? { is_cleared: row.is_cleared } : {}),
   }));
   // The page answers with what the logs were when read; marking them read shows on the next read.
-  if (input.mark_read && rows.length) {
-    await app.db.updateTable('error_logs').set({ is_read: true }).where('id', 'in', rows.map((row) => row.id)).execute();
-  }
+  if (input.mark_read && rows.length) await markRead(app, rows.map((row) => row.id));
   return { logs, count: Number(total.n) };
+}
+
+function markRead(app: App, ids: string[]) {
+  return app.db.updateTable('error_logs').set({ is_read: true }).where('id', 'in', ids).executeTakeFirst();
+}
+
+/** Marks read those of `logIds` the caller sees (others are left alone, as if they did not exist). */
+export async function markErrorLogsRead(app: App, principal: Principal, logIds: string[]): Promise<{ success: true; marked: number }> {
+  const ids = (await visibleLogs(app, principal).select('id').where('id', 'in', logIds).execute()).map((row) => row.id);
+  const result = ids.length ? await markRead(app, ids) : null;
+  return { success: true, marked: Number(result?.numUpdatedRows ?? 0) };
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;

@@ -86,6 +86,9 @@ export const createSessionSchema = z.preprocess(
 
 export type CreateSessionBody = z.infer<typeof createSessionSchema>;
 
+/** The fields of a create-session body that hold text people wrote (RouteDef.freeText). */
+export const SESSION_TEXT = ['startupCommand', 'bootstrap_script', 'config.environ'];
+
 export function toCreateInput(body: CreateSessionBody): CreateSessionInput {
   return {
     name: body.name,

@@ -1,11 +1,14 @@
 /**
  * After a (re)start: kernels whose sandboxes are still alive are adopted again; sessions whose sandboxes died
  * with the machine or the manager end TERMINATED with reason `container-not-found`, so none is left RUNNING
- * without a process. Sessions caught between scheduling and start are launched again; batch sessions follow the
- * command they were running.
+ * without a process. A launch the crash interrupted (PREPARING) ends the same way: its sandboxes are not adopted
+ * half-started. Sessions caught between scheduling and start are launched again; batch sessions follow the
+ * command they were running. Last, every sandbox left that no session accounts for is killed
+ * (agents/local/orphans), so none runs on unaccounted after a crash at any point of a launch.
  */
 import type { App } from '../app';
 import { isKernelEndpoint } from '../agents/channel/endpoint';
+import { endOrphanSandboxes } from '../agents/local/orphans';
 import { runBatch } from './batch';
 import { launchSession } from './launch';
 import { terminateSession } from './terminate';
@@ -21,11 +24,12 @@ export async function reconcileSessions(app: App): Promise<void> {
       continue;
     }
     const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).execute();
+    const interrupted = session.status === 'PREPARING';
     let lost = false;
     for (const kernel of kernels) {
       const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
       const endpoint = isKernelEndpoint(kernel.channel) ? kernel.channel : null;
-      const alive = agent && kernel.container_id ? await agent.adoptKernel(kernel.id, kernel.container_id, endpoint) : false;
+      const alive = !interrupted && agent && kernel.container_id ? await agent.adoptKernel(kernel.id, kernel.container_id, endpoint) : false;
       if (!alive && !['TERMINATED', 'CANCELLED', 'ERROR'].includes(kernel.status)) {
         lost = true;
         await transitionKernel(app, kernel.id, 'TERMINATED', { reason: 'container-not-found' });
@@ -40,4 +44,6 @@ export async function reconcileSessions(app: App): Promise<void> {
       if (runsCommand && session.status === 'RUNNING') void runBatch(app, session, { resume: true });
     }
   }
+  const ended = await endOrphanSandboxes(app);
+  if (ended.length) app.log.warn({ kernels: ended }, 'ended sandboxes no session accounted for');
 }

@@ -39,7 +39,6 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
   const scheduler = new SessionScheduler(app, (ids) => {
     for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
   });
-  app.triggerScheduler = () => scheduler.trigger();
   // Operators' triggers (POST /manager/scheduler/trigger, include-agents) run real passes.
   schedulerOf(app).register('schedule', async () => {
     const ids = await scheduler.pass();
@@ -52,7 +51,10 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
   const service = new AgentService(app, agent.id);
   agentServices(app).set(agent.id, service);
   await service.start();
+  // What survived the last run is settled before anything new launches: a launch this manager started would read
+  // as one its crash interrupted.
   await reconcileSessions(app);
+  app.triggerScheduler = () => scheduler.trigger();
   scheduler.trigger();
   return {
     scheduler,

@@ -1,8 +1,10 @@
 /**
- * Who may do what with a template. The owner, domain admins within the template's domain and superadmins manage
- * (read, change, delete, instantiate) it; to anyone else it does not exist (404). Storing a template places it
- * in a domain and project the owner may use.
+ * Who may do what with a template: one rule for reading, changing, deleting, instantiating and listing. The owner,
+ * domain admins within the template's domain and superadmins manage a template; to anyone else it does not exist
+ * (404, and absent from every listing; sharing a project shows nothing of a project-mate's template). Storing a
+ * template places it in a domain and project the owner may use.
  */
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { App } from '../app';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { Problem, badRequest } from '../http/problem';
@@ -13,10 +15,32 @@ export interface TemplateOwnership {
   domain_name: string;
 }
 
+/** The rule, as data: the templates a caller manages. */
+interface Managed {
+  everything: boolean;
+  userId: string;
+  /** Every template of this domain (admins); null for none beyond the caller's own. */
+  domainName: string | null;
+}
+
+function managedBy(principal: Principal): Managed {
+  return { everything: isSuperadmin(principal), userId: principal.userId, domainName: isAdmin(principal) ? principal.domainName : null };
+}
+
 export function canManage(principal: Principal, template: TemplateOwnership): boolean {
-  if (template.user_uuid === principal.userId) return true;
-  if (isSuperadmin(principal)) return true;
-  return isAdmin(principal) && principal.domainName === template.domain_name;
+  const managed = managedBy(principal);
+  return managed.everything || template.user_uuid === managed.userId || template.domain_name === managed.domainName;
+}
+
+/**
+ * The same rule as a condition on `session_templates as t`, for listings. Without `all`, a superadmin's listing is
+ * narrowed to its own and its domain's templates, like a domain admin's; with it, every template.
+ */
+export function listedTemplates(eb: ExpressionBuilder<any, any>, principal: Principal, all: boolean): Expression<SqlBool> {
+  const managed = managedBy(principal);
+  if (managed.everything && all) return eb.lit(true);
+  const own = eb('t.user_uuid', '=', managed.userId);
+  return managed.domainName === null ? own : eb.or([own, eb('t.domain_name', '=', managed.domainName)]);
 }
 
 export interface Scope {

@@ -1,14 +1,15 @@
 /**
  * Session and cluster templates in `session_templates` (CONTRACT §14.1, §14.2): create from a payload, list what
- * the caller may see, read, replace and soft-delete (is_active=false; a deleted template is gone for every route).
+ * the caller manages, read, replace and soft-delete (is_active=false; a deleted template is gone for every route).
+ * Who manages what is decided in ./access, for listing and reading alike.
  */
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app';
 import { actingAs } from '../auth/delegation';
-import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
+import type { Principal } from '../auth/principal';
 import { json } from '../db';
 import { badRequest, notFound } from '../http/problem';
-import { canManage, checkOwnerOverride, resolveScope } from './access';
+import { canManage, checkOwnerOverride, listedTemplates, resolveScope } from './access';
 import { hex32, toUuid } from './ids';
 import { parsePayload } from './payload';
 import { listItem, type ListedTemplateRow, type TemplateRow } from './render';
@@ -71,16 +72,8 @@ export async function listTemplates(app: App, caller: Principal, kind: TemplateK
     .leftJoin('groups as g', 'g.id', 't.group_id')
     .select(['t.id', 't.name', 't.type', 't.domain_name', 't.group_id', 't.user_uuid', 't.template', 't.created_at', 'u.email as user_email', 'g.name as group_name'])
     .where('t.is_active', '=', true)
-    .where('t.type', '=', kind);
-  if (!(input.all && isSuperadmin(caller))) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('t.user_uuid', '=', caller.userId),
-        eb('t.group_id', 'in', eb.selectFrom('association_groups_users').select('group_id').where('user_id', '=', caller.userId)),
-        ...(isAdmin(caller) ? [eb('t.domain_name', '=', caller.domainName)] : []),
-      ]),
-    );
-  }
+    .where('t.type', '=', kind)
+    .where((eb) => listedTemplates(eb, caller, input.all));
   if (input.group_id) {
     const groupId = toUuid(input.group_id);
     query = groupId ? query.where('t.group_id', '=', groupId) : query.where('g.name', '=', input.group_id);

@@ -10,7 +10,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import next from 'next';
 import type { App } from '../app';
+import { Problem } from '../http/problem';
 import { CLIENT_IP_HEADER } from './headers';
+import { pathDecodes } from './relay-path';
 import { createStreamRelay, STREAM_PREFIX } from './stream-relay';
 
 /** Reads `<dataDir>/web-secret`, creating it (mode 0600) on first start. */
@@ -50,6 +52,11 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
   const handle = nextApp.getRequestHandler();
   const server = http.createServer((req, res) => {
     req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? '';
+    if (req.url?.startsWith('/api/') && !pathDecodes(req.url)) {
+      const body = JSON.stringify(new Problem('invalid-api-params', 'The path holds a malformed percent-encoding.').toJSON());
+      res.writeHead(400, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' }).end(body);
+      return;
+    }
     handle(req, res).catch((err: unknown) => {
       app.log.error({ err }, 'dashboard request failed');
       if (!res.headersSent) res.writeHead(500).end();

@@ -3,7 +3,7 @@
  * Origin (./same-origin, the dashboard's one check) and the next-auth session (./session-keys; the keys never leave
  * the server), signs an upgrade for the manager's /stream/... with the one signing client, and relays the socket
  * with http-proxy-3. It lives in the custom server because route handlers cannot upgrade. The browser's cookies
- * are never forwarded.
+ * are never forwarded, and the relay mark always is (../http/relayed): the manager treats the stream as a browser's.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -11,6 +11,7 @@ import { createProxyServer } from 'http-proxy-3';
 import type { App } from '../app';
 import { signRequest } from '../client/sign';
 import { Problem } from '../http/problem';
+import { RELAYED_HEADER } from '../http/relayed';
 import { isSameOrigin } from './same-origin';
 import { sessionKeys } from './session-keys';
 
@@ -39,6 +40,6 @@ export function createStreamRelay(app: App, managerUrl: string) {
     const clientIp = req.socket.remoteAddress ?? '';
     for (const name of ['cookie', 'authorization', 'x-forwarded-for']) delete req.headers[name];
     req.url = uri;
-    proxy.ws(req, socket, head, { headers: { ...signed, Host: manager.host, 'X-Forwarded-For': clientIp } });
+    proxy.ws(req, socket, head, { headers: { ...signed, Host: manager.host, 'X-Forwarded-For': clientIp, [RELAYED_HEADER]: '1' } });
   };
 }

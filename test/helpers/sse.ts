@@ -18,10 +18,16 @@ export interface EventStream {
   close(): void;
 }
 
-export function openEventStream(endpoint: string, creds: { accessKey: string; secretKey: string }, path: string, query: Record<string, string> = {}): Promise<EventStream> {
+export function openEventStream(
+  endpoint: string,
+  creds: { accessKey: string; secretKey: string },
+  path: string,
+  query: Record<string, string> = {},
+  extraHeaders: Record<string, string> = {},
+): Promise<EventStream> {
   const url = new URL(endpoint);
   const uri = path + buildQuery(query);
-  const headers = { ...signRequest({ method: 'GET', uri, host: url.host, accessKey: creds.accessKey, secretKey: creds.secretKey }), Host: url.host };
+  const headers = { ...signRequest({ method: 'GET', uri, host: url.host, accessKey: creds.accessKey, secretKey: creds.secretKey }), Host: url.host, ...extraHeaders };
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, path: uri, headers }, (res) => {
       const events: SseEvent[] = [];

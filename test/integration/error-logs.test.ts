@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import type { ApiResponse } from '../../server/client/client';
+import { RELAYED_HEADER } from '../../server/http/relayed';
 
 let t: TestBerth;
 
@@ -180,6 +181,20 @@ describe('GET /logs/error paging and marking', () => {
     expect((await list(user)).logs[0].is_read).toBe(true);
   });
 
+  it('mark_read on a GET the dashboard relays is refused and marks nothing (a GET through the relay is safe)', async () => {
+    const user = await t.createUser();
+    await post(user);
+    const relayed = { [RELAYED_HEADER]: '1' };
+    const refused = await user.client.request('GET', '/logs/error', { query: { mark_read: true }, headers: relayed });
+    expectProblem(refused, 403, 'generic-forbidden');
+    // Also when a POST asks to be routed as that GET.
+    const overridden = await user.client.request('POST', '/logs/error', { query: { mark_read: true }, headers: { ...relayed, 'X-Method-Override': 'GET' } });
+    expectProblem(overridden, 403, 'generic-forbidden');
+    expect((await list(user)).logs[0].is_read).toBe(false);
+    // Reading without it works through the relay as anywhere.
+    expect((await user.client.request('GET', '/logs/error', { headers: relayed })).status).toBe(200);
+  });
+
   it('without mark_read the logs stay unread', async () => {
     const user = await t.createUser();
     await post(user);
@@ -198,6 +213,41 @@ describe('GET /logs/error paging and marking', () => {
     const res = await user.client.request('GET', '/logs/error', { query });
     expectProblem(res, 400, 'invalid-api-params');
     expect(res.json().data).toHaveProperty(field);
+  });
+});
+
+describe('POST /logs/error/mark-read', () => {
+  const markRead = (who: TestUser, logIds: unknown) => who.client.request('POST', '/logs/error/mark-read', { body: { log_ids: logIds }, headers: { [RELAYED_HEADER]: '1' } });
+
+  it('marks the named logs read (through the dashboard too) and leaves the others unread', async () => {
+    const user = await t.createUser();
+    await post(user, { message: 'first' });
+    await post(user, { message: 'second' });
+    const [second, first] = (await list(user)).logs;
+    const res = await markRead(user, [second.log_id]);
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ success: true, marked: 1 });
+    const after = (await list(user)).logs;
+    expect(after.map((l: any) => [l.message, l.is_read])).toEqual([['second', true], ['first', false]]);
+    expect(first.is_read).toBe(false);
+  });
+
+  it('marks nothing of logs the caller cannot see', async () => {
+    const owner = await t.createUser();
+    const other = await t.createUser();
+    await post(owner);
+    const [log] = (await list(owner)).logs;
+    expect((await markRead(other, [log.log_id])).json()).toEqual({ success: true, marked: 0 });
+    expect((await list(owner)).logs[0].is_read).toBe(false);
+  });
+
+  it.each([
+    ['none', []],
+    ['not a UUID', ['not-a-uuid']],
+    ['not a list', '00000000-0000-0000-0000-000000000001'],
+    ['more than 100', Array.from({ length: 101 }, () => '00000000-0000-0000-0000-000000000001')],
+  ])('refuses log_ids: %s, with 400', async (_, logIds) => {
+    expectProblem(await markRead(await t.createUser(), logIds), 400, 'invalid-api-params');
   });
 });
 

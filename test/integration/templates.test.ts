@@ -259,10 +259,23 @@ describe('session templates', () => {
     expect(removed.json()).toEqual({ success: true });
   });
 
-  it('lists own and project templates, filters by group_id, and lists everything only for superadmins with all=true', async () => {
-    const id = await newSessionTemplate(alice, taskTemplate({ name: 'listed' }));
-    const bobs = await bob.client.call('GET', '/template/session');
-    expect(bobs.find((item: any) => item.id === id)).toMatchObject({ is_owner: false, user: alice.uuid, group_name: 'default' });
+  it('lists what the caller may read: not a project-mate\'s templates, a domain\'s for its admins (session and cluster alike)', async () => {
+    const id = await newSessionTemplate(alice, taskTemplate({ name: 'listed', environ: { SECRET_ISH: 'alice-only' } }));
+    const cluster = (await storeCluster(alice, clusterTemplate([{ role: 'main', session_template: id, replicas: 1 }], 'listed-cluster'))).json()[0].id;
+    for (const [kind, templateId] of [['session', id], ['cluster', cluster]] as const) {
+      // bob shares alice's project (default): he can neither read nor list her templates.
+      expect((await bob.client.request('GET', `/template/${kind}/${templateId}`)).status).toBe(404);
+      const bobs = await bob.client.request('GET', `/template/${kind}`);
+      expect(bobs.status).toBe(200);
+      expect(bobs.json().some((item: any) => item.id === templateId)).toBe(false);
+      expect(bobs.text).not.toContain('alice-only');
+      expect((await alice.client.call('GET', `/template/${kind}`)).find((item: any) => item.id === templateId)).toMatchObject({ is_owner: true });
+      expect((await domainAdmin.client.call('GET', `/template/${kind}`)).find((item: any) => item.id === templateId)).toMatchObject({ is_owner: false, user: alice.uuid, group_name: 'default' });
+    }
+  });
+
+  it('filters by group_id, and lists everything only for superadmins with all=true', async () => {
+    const id = await newSessionTemplate(alice, taskTemplate({ name: 'listed-too' }));
     const filtered = await alice.client.call('GET', '/template/session', { query: { group_id: hex(defaultGroupId) } });
     expect(filtered.some((item: any) => item.id === id)).toBe(true);
     const otherGroup = await alice.client.call('GET', '/template/session', { query: { group_id: '00000000-0000-0000-0000-000000000000' } });

@@ -7,12 +7,17 @@
  * browser's cookies and headers other than a short allow-list never reach the manager.
  *
  * Server-Sent Events (a GET that accepts text/event-stream, e.g. /events/session) are streamed on connections of
- * their own so long-lived streams never take the shared pool's sockets, and every event's key fields are removed
- * on the way: the browser never receives a key.
+ * their own so long-lived streams never take the shared pool's sockets.
+ *
+ * Keys never reach the browser, by construction rather than by reading what passes: every relayed request carries
+ * the relay mark (server/http/relayed.ts), which the browser can neither set nor remove (only the allow-listed
+ * headers below are forwarded), and the manager answers a marked request without any secret (no key field in JSON
+ * answers or events; GraphQL documents selecting one refused). The path is put in its one spelling first
+ * (server/web/relay-path.ts): the manager routes exactly what was decided on.
  *
  * Kept lean because every list and action of every page goes through it: nothing is computed per request that
- * can be computed once, bodies are not parsed (only a GraphQL document is searched for key fields), and Next's
- * security headers (next.config.js) and compression apply as to any other answer.
+ * can be computed once, bodies are not parsed, and Next's security headers (next.config.js) and compression apply
+ * as to any other answer.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -21,14 +26,17 @@ import { keysFromRequest } from '@/app/lib/auth';
 import { managerClient, managerClientFor, problemResponse } from '@/app/lib/manager';
 import { isSameOrigin } from '@/app/lib/origin';
 import { BerthClient, type Credentials } from '@/server/client/client';
+import { RELAYED_HEADER } from '@/server/http/relayed';
 import { CLIENT_IP_HEADER } from '@/server/web/headers';
+import { canonicalRelayPath } from '@/server/web/relay-path';
 
 /** Never prerendered or cached: every answer is the signed-in user's own. */
 export const dynamic = 'force-dynamic';
 /** node:http to the manager, and the keep-alive pool shared by every request. */
 export const runtime = 'nodejs';
 
-const PREFIX_LENGTH = '/api/manager'.length;
+/** The raw path segments before the manager's path: '', 'api', 'manager' (however the browser spelled them). */
+const PREFIX_SEGMENTS = 3;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'x-method-override'];
 const RETURNED_RESPONSE_HEADERS = [
@@ -44,16 +52,6 @@ const RETURNED_RESPONSE_HEADERS = [
 ];
 const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
 const EVENT_STREAM = 'text/event-stream';
-/** Event payload fields that name a keypair; dropped from every relayed event. */
-const KEY_FIELDS = new Set(['ownerAccessKey', 'owner_access_key', 'accessKey', 'access_key']);
-/**
- * A `data:` line that can hold a key field: one naming it (any case), or one with a JSON escape, which could spell
- * a name without showing it. Other lines are relayed without being parsed.
- */
-const MAY_HOLD_KEY = /access_?key|\\/i;
-/** GraphQL documents that select a key field are refused: a script in the page must not be able to read keys. */
-const GRAPHQL_PATHS = new Set(['/admin/gql', '/admin/graphql', '//gql', '//graphql']);
-const KEY_SELECTION = /\b(secret_key|access_key|main_access_key|ssh_private_key)\b/;
 
 const shared = globalThis as typeof globalThis & { __berthEventAgents?: Record<string, http.Agent> };
 /** Connections for event streams only, unpooled: each stream holds its socket for as long as the page is open. */
@@ -66,19 +64,6 @@ function eventAgent(endpoint: URL): http.Agent {
 function unreachable(err: unknown): Response {
   console.error('dashboard relay: the manager is unreachable', err instanceof Error ? err.message : err);
   return problemResponse('service-unavailable', 'The manager could not be reached. Try again shortly.');
-}
-
-/** One `data:` line with the key fields removed from its JSON object; any other line as it is. */
-function redactLine(line: string): string {
-  if (!line.startsWith('data:') || !MAY_HOLD_KEY.test(line)) return line;
-  try {
-    const value: unknown = JSON.parse(line.slice(5));
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return line;
-    const kept = Object.fromEntries(Object.entries(value).filter(([key]) => !KEY_FIELDS.has(key)));
-    return `data: ${JSON.stringify(kept)}`;
-  } catch {
-    return line;
-  }
 }
 
 /**
@@ -132,7 +117,7 @@ function streamOf(upstream: http.IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
-/** Streams an event stream from the manager to the browser, line by line, until either side goes away. */
+/** Streams an event stream from the manager to the browser, chunk by chunk, until either side goes away. */
 async function relayEvents(req: NextRequest, keys: Credentials, uri: string, headers: Record<string, string>): Promise<Response> {
   const endpoint = managerClient().endpoint;
   const client = new BerthClient({ endpoint: endpoint.href, ...keys, agent: eventAgent(endpoint) });
@@ -150,8 +135,6 @@ async function relayEvents(req: NextRequest, keys: Credentials, uri: string, hea
       headers: { 'Content-Type': type || 'application/octet-stream', 'Cache-Control': 'no-store' },
     });
   }
-  const encoder = new TextEncoder();
-  let pending = '';
   let open = true;
   const stop = () => {
     open = false;
@@ -160,21 +143,13 @@ async function relayEvents(req: NextRequest, keys: Credentials, uri: string, hea
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       // A comment first, so the browser sees the stream open now rather than at the manager's first ping.
-      controller.enqueue(encoder.encode(': relayed\n\n'));
-      upstream.setEncoding('utf8');
-      upstream.on('data', (chunk: string) => {
-        if (!open) return;
-        pending += chunk;
-        const end = pending.lastIndexOf('\n');
-        if (end < 0) return;
-        const complete = pending.slice(0, end + 1);
-        pending = pending.slice(end + 1);
-        controller.enqueue(encoder.encode(complete.split('\n').map(redactLine).join('\n')));
+      controller.enqueue(new TextEncoder().encode(': relayed\n\n'));
+      upstream.on('data', (chunk: Buffer) => {
+        if (open) controller.enqueue(chunk);
       });
       upstream.on('end', () => {
         if (!open) return;
         open = false;
-        if (pending) controller.enqueue(encoder.encode(redactLine(pending)));
         controller.close();
       });
       upstream.on('error', () => {
@@ -200,10 +175,13 @@ async function relay(req: NextRequest): Promise<Response> {
   const keys = await keysFromRequest(req);
   if (!keys) return problemResponse('auth-failed', 'Sign in to the dashboard first.');
 
-  // Next has parsed the URL already (nextUrl); the manager's path is what follows the prefix.
+  // Next has parsed the URL already (nextUrl); the manager's path is what follows the prefix, in its one spelling.
   const { pathname, search } = req.nextUrl;
-  const path = pathname.slice(PREFIX_LENGTH) || '/';
-  const headers: Record<string, string> = {};
+  const canonical = canonicalRelayPath('/' + pathname.split('/').slice(PREFIX_SEGMENTS).join('/'));
+  if ('refused' in canonical) return problemResponse('invalid-api-params', canonical.refused);
+  const { path } = canonical;
+  // Set here, never taken from the browser: the manager leaves every secret out of its answer (server/http/relayed).
+  const headers: Record<string, string> = { [RELAYED_HEADER]: '1' };
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = req.headers.get(name);
     if (value) headers[name] = value;
@@ -213,9 +191,6 @@ async function relay(req: NextRequest): Promise<Response> {
   if (method === 'GET' && headers.accept?.includes(EVENT_STREAM)) return relayEvents(req, keys, path + search, headers);
   // The body is signed (its hash), so it is read whole; Buffer.from(ArrayBuffer) is a view, not a copy.
   const body = method === 'GET' || method === 'HEAD' ? undefined : Buffer.from(await req.arrayBuffer());
-  if (body && GRAPHQL_PATHS.has(path) && KEY_SELECTION.test(body.toString('utf8'))) {
-    return problemResponse('generic-forbidden', 'Keys are not available through the dashboard.');
-  }
 
   let answer: http.IncomingMessage;
   try {

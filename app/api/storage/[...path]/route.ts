@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import type { NextRequest } from 'next/server';
 import { problemResponse } from '@/app/lib/manager';
 import { isSameOrigin } from '@/app/lib/origin';
+import { RELAYED_HEADER } from '@/server/http/relayed';
 
 export const dynamic = 'force-dynamic';
 
@@ -80,7 +81,8 @@ async function relay(req: NextRequest, context: { params: Promise<{ path: string
 
   const endpoint = managerEndpoint();
   const target = new URL(`/storage/${path[0]}${new URL(req.url).search}`, endpoint);
-  const headers: Record<string, string> = {};
+  // The relay mark, like every request relayed for a browser (server/http/relayed.ts).
+  const headers: Record<string, string> = { [RELAYED_HEADER]: '1' };
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = req.headers.get(name);
     if (value !== null) headers[name] = value;
