@@ -10,6 +10,7 @@ import * as m0007 from './0007_app_routes';
 import * as m0008 from './0008_services';
 import * as m0009 from './0009_kernel_channel';
 import * as m0011 from './0011_oidc_identities';
+import * as m0015 from './0015_queue';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_services': m0008,
   '0009_kernel_channel': m0009,
   '0011_oidc_identities': m0011,
+  '0015_queue': m0015,
 };
