@@ -15,6 +15,7 @@ import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notF
 import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from './filter';
 import { canonicalUuid } from './scalars';
 import { formatKernelStat } from '../sessions/kernel-stats';
+import { queuePlaces, type QueuePlace } from '../sessions/scheduler/queue';
 
 // group_id is a String, as in Backend.AI (clients declare `$group_id: String`); it is checked as a UUID.
 const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: String, domain_name: String';
@@ -134,6 +135,10 @@ export const sessionTypeDefs = /* GraphQL */ `
     main_kernel_id: UUID
     "Always an empty object: Berth's idle timeout is the keypair policy's idle_timeout, checked by the scheduler."
     idle_checks: JSONString
+    "A pending session's place in its scaling group's queue (1 = next); null when not pending or not yet in line."
+    queue_position: Int
+    "When a pending session may start, as an ISO time, or unknown; null when not pending."
+    estimated_start: String
     "Always empty: Berth has no abuse detector."
     abusing_reports: [JSONString]
     "Always null: Berth collects no inference metrics."
@@ -327,6 +332,16 @@ export function containersOnAgent(ctx: GqlContext, agentId: string, statuses?: s
 const registryOf = (image: string) => (image.includes('/') ? image.split('/')[0] : 'local');
 
 /** The kernels of the sessions being resolved, loaded together. */
+/** Queue places of the pending sessions in one answer, computed once per scaling group. */
+function queuePlaceOf(ctx: GqlContext, s: SessionRow): Promise<QueuePlace | undefined> {
+  if (s.status !== 'PENDING') return Promise.resolve(undefined);
+  const load = loader<SessionRow, QueuePlace>(ctx, 'session.queue', async (rows) => {
+    const places = await queuePlaces(ctx.app, rows);
+    return new Map(rows.map((r) => [r, places.get(r.id)!]));
+  });
+  return load.load(s);
+}
+
 function kernelsOf(ctx: GqlContext, sessionId: string): Promise<ContainerRow[]> {
   const load = loader<string, ContainerRow[]>(ctx, 'session.kernels', async (ids) => {
     const rows = await selectContainer(containersFrom(ctx)).where('k.session_id', 'in', ids).orderBy('k.cluster_idx').orderBy('k.id').execute();
@@ -402,6 +417,8 @@ export const sessionResolvers: ResolverMap = {
     agent_ids: (s: SessionRow, _args, ctx: GqlContext) => agentIdsOf(ctx, s.id),
     agents: (s: SessionRow, _args, ctx: GqlContext) => agentIdsOf(ctx, s.id),
     idle_checks: () => ({}),
+    queue_position: async (s: SessionRow, _args, ctx: GqlContext) => (await queuePlaceOf(ctx, s))?.position ?? null,
+    estimated_start: async (s: SessionRow, _args, ctx: GqlContext) => (await queuePlaceOf(ctx, s))?.estimatedStart ?? null,
     abusing_reports: () => [],
     inference_metrics: () => null,
     main_kernel_id: async (s: SessionRow, _args, ctx: GqlContext) => (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main')?.id ?? null,
