@@ -18,7 +18,7 @@ import { COUNTING_QUOTA } from '../states';
 import { schedulerOf } from '../../manager/scheduler';
 import { publishSessionEvent } from '../transition';
 import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection, type Verdict } from './schedule';
-import { ALL_PASSED, statusInfo } from './reasons';
+import { ALL_PASSED, statusInfo, type SchedulerStatus } from './reasons';
 
 
 const PERIODIC_MS = 10_000;
@@ -125,6 +125,7 @@ export class SessionScheduler {
       .select([
         's.id', 's.access_key', 's.group_id', 's.domain_name', 's.scaling_group_name', 's.priority', 's.created_at', 's.requested_slots',
         's.cluster_size', 's.cluster_mode', 's.agent_list', 's.session_type', 's.starts_at',
+        sql<SchedulerStatus | null>`s.status_data->'scheduler'`.as('last_verdict'),
       ])
       .where('s.status', '=', 'PENDING')
       .where((eb) => eb.or([eb('s.starts_at', 'is', null), eb('s.starts_at', '<=', now)]))
@@ -202,7 +203,8 @@ export class SessionScheduler {
       for (const [id, list] of result.assigned) assigned.set(id, list);
       for (const [id, verdict] of result.verdicts) verdicts.set(id, verdict);
     }
-    await recordVerdicts(trx, verdicts, now);
+    const previous = new Map(pendingRows.map((r) => [r.id, r.last_verdict]));
+    await recordVerdicts(trx, new Map([...verdicts].filter(([id, v]) => changed(previous.get(id) ?? null, v, now))), now);
     if (!assigned.size) return [];
 
     const occupiedDelta = new Map<string, Amounts>();
@@ -253,9 +255,17 @@ export class SessionScheduler {
   }
 }
 
+/** Verdicts are rewritten when they change, and otherwise at most every REFRESH_MS (retries, last_try). */
+const REFRESH_MS = 10_000;
+
+function changed(before: SchedulerStatus | null, verdict: Verdict, now: Date): boolean {
+  if (!before?.last_try || now.getTime() - Date.parse(before.last_try) >= REFRESH_MS) return true;
+  return JSON.stringify(before.failed_predicates) !== JSON.stringify(verdict.failed);
+}
+
 /**
  * Writes each verdict to its session in one statement: status_data.scheduler (retries counts the passes that
- * looked at the session) and status_info.
+ * recorded a verdict for the session) and status_info.
  */
 async function recordVerdicts(trx: Db, verdicts: Map<string, Verdict>, now: Date): Promise<void> {
   if (!verdicts.size) return;

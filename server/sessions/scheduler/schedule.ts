@@ -110,9 +110,9 @@ const LEGACY_REASON: Record<Predicate, string> = {
 };
 
 /** Slots as a user reads them: `cpu 2, mem 1 GiB`. */
-export function describe(amounts: Amounts): string {
+export function describe(amounts: Amounts, keepZero = false): string {
   const parts = Object.entries(amounts)
-    .filter(([, v]) => v > 0)
+    .filter(([, v]) => keepZero || v > 0)
     .map(([k, v]) => (k === 'mem' ? `mem ${gib(v)}` : `${k} ${Number(v.toFixed(3))}`));
   return parts.join(', ') || 'no resources';
 }
@@ -138,7 +138,7 @@ function overLimit(scope: ScopeLimit | undefined, wanted: Amounts, label: string
   }
   const asks = describe(Object.fromEntries(Object.keys(over).map((k) => [k, wanted[k]])));
   return own
-    ? `it asks ${asks}; your sessions hold ${describe(used)} of ${label} (${describe(over)})`
+    ? `it asks ${asks}; your sessions hold ${describe(used, true)} of ${label} (${describe(over)})`
     : `it asks ${asks}, which ${label} (${describe(over)}) cannot take now`;
 }
 
