@@ -4,6 +4,7 @@
  * sessions pending. Real manager, real sandboxes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import type { BerthClient } from '../../server/client';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 
@@ -152,7 +153,7 @@ describe('agent_selection, positions and the queue view', () => {
     const urgent = await submit(alice, { config: { resources: { cpu: 100000 } }, priority: 50 });
     const info = await tried(alice, first);
     expect(failedNames(info)).toEqual(['agent_selection']);
-    expect(info.statusData.scheduler.failed_predicates[0].msg).toBe('no agent has room for it now (it needs cpu 100000 on one agent)');
+    expect(info.statusData.scheduler.failed_predicates[0].msg).toBe('no agent has room for it now (it needs cpu 100000, mem 128 MiB on one agent)');
     expect(info.statusData.scheduler.passed_predicates).toHaveLength(6);
     await tried(bob, second);
     expect((await alice.client.call('GET', `/session/${urgent}`)).queuePosition).toBe(1);
@@ -189,13 +190,16 @@ describe('many pending sessions', () => {
     const erin = await t.createUser();
     const frank = await t.createUser();
     await usePolicy(frank, unique('two'), { max_concurrent_sessions: 2 });
-    let next = 0;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      while (next < 1000) {
-        next++;
-        await submit(erin, { type: 'batch', startupCommand: 'true', starts_at: '3h' });
-      }
-    }));
+    // One reserved session through the API, 999 copies of it in one statement: the queue the creates race past.
+    const template = await submit(erin, { type: 'batch', startupCommand: 'true', starts_at: '3h' });
+    await sql`
+      insert into sessions (id, name, access_key, user_uuid, domain_name, group_id, scaling_group_name, session_type, image_id, image,
+                            status, status_info, status_data, status_history, requested_slots, startup_command, starts_at, created_at)
+      select gen_random_uuid(), s.name || '-' || g, s.access_key, s.user_uuid, s.domain_name, s.group_id, s.scaling_group_name, s.session_type,
+             s.image_id, s.image, s.status, s.status_info, s.status_data, s.status_history, s.requested_slots, s.startup_command, s.starts_at, s.created_at
+      from sessions s, generate_series(1, 999) g
+      where s.access_key = ${erin.accessKey} and s.name = ${template}
+    `.execute(t.app.db);
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => frank.client.request('POST', '/session', { body: { name: `many-${i}`, image: 'shell', group: 'default', enqueueOnly: true } })));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     const holding = () => t.app.db.selectFrom('sessions').select('id').where('access_key', '=', frank.accessKey).where('status', 'not in', ['PENDING', 'TERMINATED', 'CANCELLED']).execute();
@@ -211,5 +215,5 @@ describe('many pending sessions', () => {
     expect(users.find((u: any) => u.access_key === frank.accessKey).in_line).toBe(198);
     await t.admin.call('PUT', '/manager/status', { body: { status: 'frozen', force_kill: true } });
     await t.admin.call('PUT', '/manager/status', { body: { status: 'running', force_kill: false } });
-  });
+  }, 120_000);
 });
