@@ -156,7 +156,7 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
 
   const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
   const started = input.enqueueOnly ? null : waitForStart(app, sessionId, input.maxWaitSeconds);
-  publishSessionEvent(app, session, 'session_enqueued', '', null);
+  publishSessionEvent(app, session, 'session_enqueued', session.status_info ?? '', null);
   app.triggerScheduler();
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;

@@ -67,7 +67,7 @@ describe('reasons in status_data.scheduler', () => {
     const info = await alice.client.call('GET', `/session/${name}`);
     expect(info.status).toBe('PENDING');
     expect(info.statusData.scheduler).toMatchObject({ retries: 0, last_try: null, failed_predicates: [{ name: 'reserved_time' }], passed_predicates: [] });
-    expect(info.statusInfo).toMatch(/^Waiting: starts at /);
+    expect(info.statusInfo).toMatch(/^Starts at /);
     expect(info.queuePosition).toBeNull();
     const startsAt = Date.parse(info.estimatedStart);
     expect(startsAt - Date.now()).toBeGreaterThan(3_500_000);
@@ -96,7 +96,7 @@ describe('reasons in status_data.scheduler', () => {
     expect(info.statusData.scheduler.passed_predicates.map((p: { name: string }) => p.name)).toEqual(
       ['reserved_time', 'dependencies', 'keypair_resource_limit', 'user_group_resource_limit', 'domain_resource_limit'],
     );
-    expect(info.statusInfo).toBe('Waiting: waiting for 1 session(s) of yours to finish: your keypair allows 1 at once.');
+    expect(info.statusInfo).toBe('Waiting for 1 session(s) of yours to finish: your keypair allows 1 at once.');
     expect(info.queuePosition).toBeGreaterThanOrEqual(1);
     expect(info.estimatedStart).toBe('unknown');
     // Its own session ending lets it in, and the record says every check passed.
@@ -132,7 +132,7 @@ describe('reasons in status_data.scheduler', () => {
       expect(failedNames(info)).toEqual(['user_group_resource_limit', 'domain_resource_limit']);
       expect(info.statusData.scheduler.failed_predicates[0].msg).toBe("it asks cpu 2, which the project's resource limit (cpu 1.5) cannot take now");
       expect(info.statusData.scheduler.failed_predicates[1].msg).toBe("it asks cpu 2, which the domain's resource limit (cpu 1.5) cannot take now");
-      expect(info.statusInfo).toBe("Waiting: it asks cpu 2, which the project's resource limit (cpu 1.5) cannot take now (and 1 more reason).");
+      expect(info.statusInfo).toBe("It asks cpu 2, which the project's resource limit (cpu 1.5) cannot take now (and 1 more reason).");
       const text = JSON.stringify(info);
       expect(text).not.toContain(bobRunning);
       expect(text).not.toContain(bob.accessKey);

@@ -16,7 +16,14 @@ export function statusInfo(verdict: Verdict): string {
   const first = verdict.failed[0];
   if (!first) return '';
   const more = verdict.failed.length > 1 ? ` (and ${verdict.failed.length - 1} more reason${verdict.failed.length > 2 ? 's' : ''})` : '';
-  return `Waiting: ${first.msg}${more}.`;
+  return `${first.msg[0].toUpperCase()}${first.msg.slice(1)}${more}.`;
+}
+
+/** Position and estimated start in words: "3rd in line; start time unknown". */
+export function queueWords(position: number | null | undefined, estimatedStart: string | null | undefined): string {
+  const place = position ? (position === 1 ? 'next in line' : `number ${position} in line`) : 'not in line yet';
+  const start = estimatedStart && estimatedStart !== 'unknown' ? `expected to start ${new Date(estimatedStart).toLocaleString()}` : 'start time unknown';
+  return `${place}; ${start}`;
 }
 
 /**
