@@ -14,6 +14,7 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   { href: '/admin/agents', label: 'Agents' },
   { href: '/admin/presets', label: 'Resource presets' },
   { href: '/admin/scaling-groups', label: 'Scaling groups' },
+  { href: '/admin/queue', label: 'Queue', superadminOnly: true },
   { href: '/admin/manager', label: 'Manager', superadminOnly: true },
   { href: '/admin/error-logs', label: 'Error logs' },
   { href: '/admin/config', label: 'Configuration', superadminOnly: true },
