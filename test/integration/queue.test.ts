@@ -156,6 +156,7 @@ describe('agent_selection, positions and the queue view', () => {
     expect(info.statusData.scheduler.failed_predicates[0].msg).toBe('no agent has room for it now (it needs cpu 100000, mem 128 MiB on one agent)');
     expect(info.statusData.scheduler.passed_predicates).toHaveLength(6);
     await tried(bob, second);
+    await tried(alice, urgent);
     expect((await alice.client.call('GET', `/session/${urgent}`)).queuePosition).toBe(1);
     expect((await alice.client.call('GET', `/session/${first}`)).queuePosition).toBe(2);
     expect((await bob.client.call('GET', `/session/${second}`)).queuePosition).toBe(3);
@@ -170,7 +171,7 @@ describe('agent_selection, positions and the queue view', () => {
     const queue = view.data.scheduling_queues.find((q: any) => q.scaling_group === 'default');
     expect(queue.scheduler).toBe('fifo');
     expect(queue.entries.slice(0, 3).map((e: any) => e.session_name)).toEqual([urgent, first, second]);
-    expect(queue.entries[0].scheduler.failed_predicates[0].name).toBe('agent_selection');
+    expect(JSON.parse(queue.entries[0].scheduler).failed_predicates[0].name).toBe('agent_selection');
     expect(JSON.parse(queue.head_needs).cpu).toBe('100000');
     expect(Number(JSON.parse(queue.largest_free).cpu)).toBeLessThan(100000);
     expect(queue.per_user.find((u: any) => u.access_key === bob.accessKey)).toMatchObject({ in_line: 1 });
