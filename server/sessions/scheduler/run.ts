@@ -75,8 +75,8 @@ export class SessionScheduler {
         const scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass());
         this.lastPassMs = performance.now() - started;
         if (scheduled.length) this.onScheduled(scheduled);
-        // Coalesce the triggers that arrive meanwhile: wait as long as the pass took before the next one.
-        if (this.again && this.lastPassMs > 5) await new Promise((resolve) => setTimeout(resolve, this.lastPassMs));
+        // Coalesce the triggers that arrive meanwhile: wait twice as long as the pass took before the next one.
+        if (this.again && this.lastPassMs > 5) await new Promise((resolve) => setTimeout(resolve, 2 * this.lastPassMs));
       } while (this.again);
     } catch (err) {
       this.app.log.error({ err }, 'scheduling pass failed');
