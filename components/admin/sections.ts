@@ -15,6 +15,7 @@ export const ADMIN_SECTIONS: AdminSection[] = [
   { href: '/admin/presets', label: 'Resource presets' },
   { href: '/admin/resource-policies', label: 'Resource policies' },
   { href: '/admin/scaling-groups', label: 'Scaling groups' },
+  { href: '/admin/queue', label: 'Queue', superadminOnly: true },
   { href: '/admin/manager', label: 'Manager', superadminOnly: true },
   { href: '/admin/error-logs', label: 'Error logs' },
   { href: '/admin/audit-log', label: 'Audit log', superadminOnly: true },

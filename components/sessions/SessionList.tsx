@@ -20,7 +20,7 @@ import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { AddIcon, TerminalIcon } from '@/components/frame/icons';
 import { ProblemAlert, StatusChip, useDelayed, useNow } from './common';
-import { formatSlots, parseSlots, relativeTime, type SessionSummary } from './model';
+import { formatSlots, parseSlots, queueWords, relativeTime, type SessionSummary } from './model';
 import { useSessionList, type SessionFilter } from './useSessions';
 import { SkeletonRows } from '@/components/admin/ui/tableParts';
 
@@ -71,6 +71,11 @@ function SessionRow({ session, now }: { session: SessionSummary; now: number | n
             <StatusChip status={session.status} />
           </span>
         </Tooltip>
+        {session.status === 'PENDING' && (
+          <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }} data-testid="queue-place">
+            {queueWords(session.queue_position, session.estimated_start)}
+          </Typography>
+        )}
       </TableCell>
       <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{session.image}</TableCell>
       <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>

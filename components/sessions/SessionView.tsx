@@ -23,7 +23,7 @@ import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
 import { ArrowBackIcon, EditIcon, RestartIcon, StopIcon } from '@/components/frame/icons';
 import { CodeConsole } from './CodeConsole';
 import { ProblemAlert, StatusChip, useDelayed } from './common';
-import { formatDateTime, formatSlots, FINISHED_STATUSES, type SessionInfo } from './model';
+import { formatDateTime, formatSlots, FINISHED_STATUSES, queueWords, type SessionInfo } from './model';
 import { SessionApps } from './SessionApps';
 import { RenameDialog } from './SessionDialogs';
 import { SessionFiles } from './SessionFiles';
@@ -159,6 +159,11 @@ export function SessionView({ id }: { id: string }) {
         <Typography variant="body2" color={info.status === 'ERROR' ? 'error' : 'text.secondary'} data-testid="status-info">
           {info.status === 'PENDING' ? 'Waiting: ' : 'Reason: '}
           {info.statusInfo}
+        </Typography>
+      )}
+      {info.status === 'PENDING' && (
+        <Typography variant="body2" color="text.secondary" data-testid="queue-place">
+          In the queue: {queueWords(info.queuePosition, info.estimatedStart)}.
         </Typography>
       )}
 

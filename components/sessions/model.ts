@@ -7,6 +7,9 @@ export interface SessionSummary {
   type: string;
   status: string;
   status_info: string | null;
+  /** Pending sessions: place in the scaling group's queue (1 = next), and an ISO time or "unknown". */
+  queue_position: number | null;
+  estimated_start: string | null;
   image: string;
   created_at: string;
   terminated_at: string | null;
@@ -29,6 +32,8 @@ export interface SessionInfo {
   status: string;
   statusInfo: string;
   statusData: Record<string, unknown>;
+  queuePosition: number | null;
+  estimatedStart: string | null;
   occupiedSlots: Record<string, string>;
   requestedSlots: Record<string, string>;
   environ: Record<string, string>;
@@ -161,4 +166,11 @@ export function sessionNameProblem(name: string): string | null {
   if (name.length < 4 || name.length > 64) return 'Use 4 to 64 characters.';
   if (!SESSION_NAME_RULE.test(name) || /[^\x00-\x7f]/.test(name)) return 'Use letters, digits, _, . or -, starting and ending with a letter, digit or _.';
   return null;
+}
+
+/** A pending session's place in words (the CLI says the same, server/sessions/scheduler/reasons queueWords). */
+export function queueWords(position: number | null | undefined, estimatedStart: string | null | undefined): string {
+  const place = position ? (position === 1 ? 'next in line' : `number ${position} in line`) : 'not in line yet';
+  const start = estimatedStart && estimatedStart !== 'unknown' ? `expected to start ${new Date(estimatedStart).toLocaleString()}` : 'start time unknown';
+  return `${place}; ${start}`;
 }

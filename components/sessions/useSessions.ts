@@ -17,7 +17,7 @@ export type SessionFilter = 'running' | 'finished';
 const LIST_QUERY = `query($status: String, $limit: Int, $order: String) {
   compute_session_list(status: $status, limit: $limit, order: $order) {
     total_count
-    items { id name type status status_info image created_at terminated_at occupied_slots cluster_size group_name }
+    items { id name type status status_info queue_position estimated_start image created_at terminated_at occupied_slots cluster_size group_name }
   }
 }`;
 

@@ -19,6 +19,7 @@ import { containerRegistryResolvers, containerRegistryTypeDefs } from './contain
 import { imageResolvers, imageTypeDefs } from './images';
 import { imageMutationResolvers, imageMutationTypeDefs } from './image-mutations';
 import { sessionResolvers, sessionTypeDefs } from './sessions';
+import { queueResolvers, queueTypeDefs } from './queue';
 import { endpointResolvers, endpointTypeDefs } from './endpoints';
 import { vfolderResolvers, vfolderTypeDefs } from './vfolders';
 import { quotaScopeResolvers, quotaScopeTypeDefs } from './quota-scopes';
@@ -47,6 +48,7 @@ const families: { typeDefs: string; resolvers: ResolverMap }[] = [
   { typeDefs: imageTypeDefs, resolvers: imageResolvers },
   { typeDefs: imageMutationTypeDefs, resolvers: imageMutationResolvers },
   { typeDefs: sessionTypeDefs, resolvers: sessionResolvers },
+  { typeDefs: queueTypeDefs, resolvers: queueResolvers },
   { typeDefs: endpointTypeDefs, resolvers: endpointResolvers },
   { typeDefs: auditLogTypeDefs, resolvers: auditLogResolvers },
 ];

@@ -16,6 +16,7 @@ import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } 
 import { canonicalUuid } from './scalars';
 import { formatKernelStat } from '../sessions/kernel-stats';
 import { idleChecksWith, idleLimitsOf, type IdleLimits } from '../culling/checks';
+import { queuePlaces, type QueuePlace } from '../sessions/scheduler/queue';
 
 // group_id is a String, as in Backend.AI (clients declare `$group_id: String`); it is checked as a UUID.
 const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: String, domain_name: String';
@@ -135,6 +136,10 @@ export const sessionTypeDefs = /* GraphQL */ `
     main_kernel_id: UUID
     "What the idle culler measures (the keypair policy's idle_timeout and max_session_lifetime), as GET /session/{name}'s idleChecks: {idle_timeout: {threshold, remaining, last_activity}, session_lifetime: {threshold, remaining}}, each only when it applies; {} otherwise."
     idle_checks: JSONString
+    "A pending session's place in its scaling group's queue (1 = next); null when not pending or not yet in line."
+    queue_position: Int
+    "When a pending session may start, as an ISO time, or unknown; null when not pending."
+    estimated_start: String
     "Always empty: Berth has no abuse detector."
     abusing_reports: [JSONString]
     "Always null: Berth collects no inference metrics."
@@ -328,6 +333,16 @@ export function containersOnAgent(ctx: GqlContext, agentId: string, statuses?: s
 const registryOf = (image: string) => (image.includes('/') ? image.split('/')[0] : 'local');
 
 /** The kernels of the sessions being resolved, loaded together. */
+/** Queue places of the pending sessions in one answer, computed once per scaling group. */
+function queuePlaceOf(ctx: GqlContext, s: SessionRow): Promise<QueuePlace | undefined> {
+  if (s.status !== 'PENDING') return Promise.resolve(undefined);
+  const load = loader<SessionRow, QueuePlace>(ctx, 'session.queue', async (rows) => {
+    const places = await queuePlaces(ctx.app, rows);
+    return new Map(rows.map((r) => [r, places.get(r.id)!]));
+  });
+  return load.load(s);
+}
+
 function kernelsOf(ctx: GqlContext, sessionId: string): Promise<ContainerRow[]> {
   const load = loader<string, ContainerRow[]>(ctx, 'session.kernels', async (ids) => {
     const rows = await selectContainer(containersFrom(ctx)).where('k.session_id', 'in', ids).orderBy('k.cluster_idx').orderBy('k.id').execute();
@@ -404,6 +419,8 @@ export const sessionResolvers: ResolverMap = {
     agents: (s: SessionRow, _args, ctx: GqlContext) => agentIdsOf(ctx, s.id),
     idle_checks: async (s: SessionRow, _args, ctx: GqlContext) =>
       idleChecksWith(s, await loader<string, IdleLimits>(ctx, 'session.idle-limits', (keys) => idleLimitsOf(ctx.app, keys)).load(s.access_key)),
+    queue_position: async (s: SessionRow, _args, ctx: GqlContext) => (await queuePlaceOf(ctx, s))?.position ?? null,
+    estimated_start: async (s: SessionRow, _args, ctx: GqlContext) => (await queuePlaceOf(ctx, s))?.estimatedStart ?? null,
     abusing_reports: () => [],
     inference_metrics: () => null,
     main_kernel_id: async (s: SessionRow, _args, ctx: GqlContext) => (await kernelsOf(ctx, s.id)).find((k) => k.cluster_role === 'main')?.id ?? null,

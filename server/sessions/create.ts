@@ -19,6 +19,7 @@ import { parseDuration } from '../util/duration';
 import { findSession } from './access';
 import { LIVE } from './states';
 import { publishSessionEvent } from './transition';
+import { schedulerRecord, statusInfo, submissionVerdict } from './scheduler/reasons';
 import { appsOf, compactServicePorts, preopenPorts, sessionApps, withPreopen } from '../apps/session-apps';
 
 export interface CreateSessionInput {
@@ -83,6 +84,11 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   const prepared = await validate(app, caller, owner, input, image);
   const sessionId = randomUUID();
   const now = new Date();
+  // Sessions that passes skip until their time or their dependencies come say why from the start.
+  const unmet = prepared.dependencies.length
+    ? (await app.db.selectFrom('sessions').select('status').select('result').where('id', 'in', prepared.dependencies).execute()).filter((d) => !(d.status === 'TERMINATED' && d.result === 'success')).length
+    : 0;
+  const verdict = submissionVerdict(prepared.startsAt, unmet, now);
   try {
     await app.db.transaction().execute(async (trx) => {
       await trx
@@ -105,7 +111,8 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
           priority: input.priority,
           status: 'PENDING',
           status_history: json({ PENDING: now.toISOString() }),
-          status_data: json({}),
+          status_data: json(verdict ? { scheduler: schedulerRecord(verdict, 0, null) } : {}),
+          status_info: verdict ? statusInfo(verdict) : null,
           requested_slots: json(format(prepared.sessionSlots)),
           occupying_slots: json({}),
           environ: json(input.config.environ ?? {}),
@@ -151,7 +158,7 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
 
   const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
   const started = input.enqueueOnly ? null : waitForStart(app, sessionId, input.maxWaitSeconds);
-  publishSessionEvent(app, session, 'session_enqueued', '', null);
+  publishSessionEvent(app, session, 'session_enqueued', session.status_info ?? '', null);
   app.triggerScheduler();
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;

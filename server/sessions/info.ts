@@ -3,12 +3,14 @@ import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { formatKernelStat } from './kernel-stats';
 import { idleChecksOf } from '../culling/checks';
+import { queuePlaces } from './scheduler/queue';
 
 export async function sessionInfo(app: App, session: Session) {
   const main = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
   const agent = main?.agent_id ? app.agents.get(main.agent_id) : undefined;
   const live = agent && main && agent.isAlive(main.id) ? agent.stats(main.id) : null;
   const lastStat = live ? formatKernelStat(live) : (main?.last_stat ?? null);
+  const place = (await queuePlaces(app, [session])).get(session.id);
   const registry = session.image.includes('/') ? session.image.split('/')[0] : 'local';
   return {
     sessionId: session.id,
@@ -34,6 +36,9 @@ export async function sessionInfo(app: App, session: Session) {
     status: session.status,
     statusInfo: session.status_info ?? '',
     statusData: session.status_data,
+    // A pending session's place in its scaling group's queue (1 = next) and when it may start ("unknown").
+    queuePosition: place?.position ?? null,
+    estimatedStart: place ? place.estimatedStart : null,
     statusHistory: session.status_history,
     result: session.result,
     age: Date.now() - session.created_at.getTime(),

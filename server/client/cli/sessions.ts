@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline/promises';
 import { signedClient, UsageError } from './credentials';
+import { queueWords } from '../../sessions/scheduler/reasons';
 
 export async function session(args: string[]): Promise<unknown> {
   const [action, ...rest] = args;
@@ -11,7 +12,10 @@ export async function session(args: string[]): Promise<unknown> {
     case 'info': {
       const [name] = rest;
       if (!name) throw new UsageError('session info needs a NAME');
-      return signedClient().call('GET', `/session/${encodeURIComponent(name)}`);
+      const info = await signedClient().call('GET', `/session/${encodeURIComponent(name)}`);
+      // Stdout stays JSON; a pending session's place in line is said in words on stderr.
+      if (info.status === 'PENDING') process.stderr.write(`${pendingSummary(info)}\n`);
+      return info;
     }
     case 'exec':
       return exec(rest);
@@ -112,4 +116,9 @@ export async function events(args: string[]): Promise<unknown> {
     }
   }
   return undefined;
+}
+
+/** "Pending: <reason> Position 3 in line; estimated start: unknown." */
+export function pendingSummary(info: { statusInfo?: string; queuePosition?: number | null; estimatedStart?: string | null }): string {
+  return `Pending: ${info.statusInfo || 'not looked at by the scheduler yet.'} ${queueWords(info.queuePosition, info.estimatedStart)}.`;
 }

@@ -11,6 +11,7 @@ import * as m0008 from './0008_services';
 import * as m0009 from './0009_kernel_channel';
 import * as m0011 from './0011_oidc_identities';
 import * as m0012 from './0012_operations';
+import * as m0015 from './0015_queue';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_kernel_channel': m0009,
   '0011_oidc_identities': m0011,
   '0012_operations': m0012,
+  '0015_queue': m0015,
 };

@@ -2,7 +2,12 @@
  * The scheduler driver. A pass locks the pending sessions and the schedulable agents, loads limits and usage,
  * asks the pure scheduler (./schedule) for assignments and applies them in the same transaction, so concurrent
  * creates (or manager replicas) never give one slot away twice. Passes are triggered on enqueue and termination;
- * a trigger during a pass runs one more pass right after it.
+ * triggers are coalesced: a burst of them during a pass is one more pass, started no sooner than the last pass
+ * took (so submissions keep at least half of the database), and a pass is incremental: it loads only sessions
+ * that could start now. A session whose starts_at is ahead is not loaded before that time (a timer wakes the
+ * scheduler for the earliest one); one whose dependencies have not all finished is loaded once the last ends
+ * (its end triggers a pass). Every session a pass leaves pending gets its reasons in status_data.scheduler
+ * (Backend.AI's shape) and a short status_info, written in one statement.
  */
 import { sql } from 'kysely';
 import type { App } from '../../app';
@@ -12,10 +17,13 @@ import { addAmounts, formatAmount, toAmounts, type Amounts } from '../../resourc
 import { COUNTING_QUOTA } from '../states';
 import { schedulerOf } from '../../manager/scheduler';
 import { publishSessionEvent } from '../transition';
-import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection } from './schedule';
+import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection, type Verdict } from './schedule';
+import { ALL_PASSED, statusInfo, type SchedulerStatus } from './reasons';
 
 
 const PERIODIC_MS = 10_000;
+/** setTimeout's limit; a starts_at further ahead is re-armed by the periodic pass. */
+const MAX_WAKE_MS = 2 ** 31 - 1;
 
 function formatSlots(amounts: Amounts): Record<string, string> {
   return Object.fromEntries(Object.entries(amounts).map(([k, v]) => [k, formatAmount(v)]));
@@ -33,6 +41,9 @@ export class SessionScheduler {
   /** What asked for the next pass, as GET /manager/scheduler/status reports it. */
   private reason = 'event';
   private cursor = 0;
+  private lastPassMs = 0;
+  private wake: NodeJS.Timeout | null = null;
+  private wakeAt = Infinity;
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly app: App, private readonly onScheduled: (sessionIds: string[]) => void) {
@@ -53,14 +64,19 @@ export class SessionScheduler {
 
   stop(): void {
     clearInterval(this.timer);
+    if (this.wake) clearTimeout(this.wake);
   }
 
   private async loop(): Promise<void> {
     try {
       do {
         this.again = false;
+        const started = performance.now();
         const scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass());
+        this.lastPassMs = performance.now() - started;
         if (scheduled.length) this.onScheduled(scheduled);
+        // Coalesce the triggers that arrive meanwhile: wait twice as long as the pass took before the next one.
+        if (this.again && this.lastPassMs > 5) await new Promise((resolve) => setTimeout(resolve, 2 * this.lastPassMs));
       } while (this.again);
     } catch (err) {
       this.app.log.error({ err }, 'scheduling pass failed');
@@ -72,6 +88,7 @@ export class SessionScheduler {
   /** One pass; returns the ids of the sessions it scheduled. */
   async pass(): Promise<string[]> {
     const scheduled = await this.app.db.transaction().execute((trx) => this.passIn(trx));
+    await this.armWake();
     for (const session of scheduled) {
       this.app.events.publishStatus(session.id, 'SCHEDULED');
       publishSessionEvent(this.app, session, 'session_scheduled', '', null);
@@ -79,8 +96,55 @@ export class SessionScheduler {
     return scheduled.map((s) => s.id);
   }
 
+  /** Wakes the scheduler when the earliest reserved start time comes. */
+  private async armWake(): Promise<void> {
+    const next = await this.app.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.min('starts_at').as('at'))
+      .where('status', '=', 'PENDING')
+      .where('starts_at', '>', new Date())
+      .executeTakeFirst();
+    const at = next?.at ? new Date(next.at as unknown as string).getTime() : Infinity;
+    if (at === this.wakeAt) return;
+    if (this.wake) clearTimeout(this.wake);
+    this.wake = null;
+    this.wakeAt = at;
+    if (at === Infinity) return;
+    this.wake = setTimeout(() => {
+      this.wakeAt = Infinity;
+      this.trigger('timer');
+    }, Math.min(MAX_WAKE_MS, Math.max(0, at - Date.now()) + 5));
+    this.wake.unref();
+  }
+
   private async passIn(trx: Db) {
-    const pendingRows = await trx.selectFrom('sessions').selectAll().where('status', '=', 'PENDING').orderBy('created_at').forUpdate().skipLocked().execute();
+    const now = new Date();
+    // Only sessions that could start now: reserved times reached, every dependency finished successfully.
+    const pendingRows = await trx
+      .selectFrom('sessions as s')
+      .select([
+        's.id', 's.access_key', 's.group_id', 's.domain_name', 's.scaling_group_name', 's.priority', 's.created_at', 's.requested_slots',
+        's.cluster_size', 's.cluster_mode', 's.agent_list', 's.session_type', 's.starts_at',
+        sql<SchedulerStatus | null>`s.status_data->'scheduler'`.as('last_verdict'),
+      ])
+      .where('s.status', '=', 'PENDING')
+      .where((eb) => eb.or([eb('s.starts_at', 'is', null), eb('s.starts_at', '<=', now)]))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('session_dependencies as d')
+              .innerJoin('sessions as p', 'p.id', 'd.depends_on')
+              .select('d.depends_on')
+              .whereRef('d.session_id', '=', 's.id')
+              .where((w) => w.not(w.and([w('p.status', '=', 'TERMINATED'), w('p.result', '=', 'success')]))),
+          ),
+        ),
+      )
+      .orderBy('s.created_at')
+      .forUpdate('s')
+      .skipLocked()
+      .execute();
     if (!pendingRows.length) return [];
     const agentRows = await trx
       .selectFrom('agents')
@@ -90,18 +154,6 @@ export class SessionScheduler {
       .orderBy('id')
       .forUpdate()
       .execute();
-    const ids = pendingRows.map((s) => s.id);
-    const unmet = new Map<string, number>();
-    for (const row of await trx
-      .selectFrom('session_dependencies as d')
-      .innerJoin('sessions as s', 's.id', 'd.depends_on')
-      .select(['d.session_id', sql<number>`count(*)::int`.as('n')])
-      .where('d.session_id', 'in', ids)
-      .where((eb) => eb.not(eb.and([eb('s.status', '=', 'TERMINATED'), eb('s.result', '=', 'success')])))
-      .groupBy('d.session_id')
-      .execute()) {
-      unmet.set(row.session_id, Number(row.n));
-    }
     const { keypairs, groups, domains } = await loadLimits(trx, pendingRows);
     const groupsRows = await trx.selectFrom('scaling_groups').select(['name', 'scheduler', 'scheduler_opts']).execute();
     const policy = new Map(groupsRows.map((g) => [g.name, g]));
@@ -127,12 +179,13 @@ export class SessionScheduler {
         singleNode: s.cluster_mode !== 'multi-node',
         agentList: s.agent_list,
         countsForConcurrency: s.session_type !== 'system',
-        unmetDependencies: unmet.get(s.id) ?? 0,
+        unmetDependencies: 0,
         startsAt: s.starts_at ? s.starts_at.getTime() : null,
       };
     });
 
     const assigned = new Map<string, string[]>();
+    const verdicts = new Map<string, Verdict>();
     for (const sgroup of new Set(pending.map((p) => p.scalingGroup))) {
       const opts = policy.get(sgroup);
       const result = schedule({
@@ -148,10 +201,12 @@ export class SessionScheduler {
       });
       this.cursor = result.cursor;
       for (const [id, list] of result.assigned) assigned.set(id, list);
+      for (const [id, verdict] of result.verdicts) verdicts.set(id, verdict);
     }
+    const previous = new Map(pendingRows.map((r) => [r.id, r.last_verdict]));
+    await recordVerdicts(trx, new Map([...verdicts].filter(([id, v]) => changed(previous.get(id) ?? null, v, now))), now);
     if (!assigned.size) return [];
 
-    const now = new Date();
     const occupiedDelta = new Map<string, Amounts>();
     const done = [];
     for (const session of pending.filter((p) => assigned.has(p.id))) {
@@ -178,6 +233,12 @@ export class SessionScheduler {
           status: 'SCHEDULED',
           status_changed: now,
           occupying_slots: sql`requested_slots`,
+          status_info: null,
+          status_data: sql`status_data || jsonb_build_object('scheduler', jsonb_build_object(
+            'retries', coalesce((status_data->'scheduler'->>'retries')::int, 0) + 1,
+            'last_try', ${now.toISOString()}::text,
+            'failed_predicates', '[]'::jsonb,
+            'passed_predicates', ${JSON.stringify(ALL_PASSED.passed.map((name) => ({ name })))}::jsonb))`,
           status_history: sql`status_history || jsonb_build_object('SCHEDULED', ${now.toISOString()}::text)`,
         } as any)
         .where('id', '=', session.id)
@@ -192,6 +253,34 @@ export class SessionScheduler {
     }
     return done;
   }
+}
+
+/** Verdicts are rewritten when they change, and otherwise at most every REFRESH_MS (retries, last_try). */
+const REFRESH_MS = 10_000;
+
+function changed(before: SchedulerStatus | null, verdict: Verdict, now: Date): boolean {
+  if (!before?.last_try || now.getTime() - Date.parse(before.last_try) >= REFRESH_MS) return true;
+  return JSON.stringify(before.failed_predicates) !== JSON.stringify(verdict.failed);
+}
+
+/**
+ * Writes each verdict to its session in one statement: status_data.scheduler (retries counts the passes that
+ * recorded a verdict for the session) and status_info.
+ */
+async function recordVerdicts(trx: Db, verdicts: Map<string, Verdict>, now: Date): Promise<void> {
+  if (!verdicts.size) return;
+  const rows = [...verdicts].map(([id, v]) => ({ id, info: statusInfo(v), failed: v.failed, passed: v.passed.map((name) => ({ name })) }));
+  await sql`
+    update sessions as s
+    set status_info = x.info,
+        status_data = s.status_data || jsonb_build_object('scheduler', jsonb_build_object(
+          'retries', coalesce((s.status_data->'scheduler'->>'retries')::int, 0) + 1,
+          'last_try', ${now.toISOString()}::text,
+          'failed_predicates', x.failed,
+          'passed_predicates', x.passed))
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, info text, failed jsonb, passed jsonb)
+    where s.id = x.id and s.status = 'PENDING'
+  `.execute(trx);
 }
 
 /** Limits and current usage of every keypair, project and domain with pending sessions. */

@@ -63,11 +63,23 @@ export interface ScheduleInput {
   cursor?: number;
 }
 
+/** Backend.AI's predicate names, in the order they are checked. */
+export const PREDICATES = ['reserved_time', 'dependencies', 'concurrency', 'keypair_resource_limit', 'user_group_resource_limit', 'domain_resource_limit', 'agent_selection'] as const;
+export type Predicate = (typeof PREDICATES)[number];
+
+/** What one pass found for a session it left pending: the checks it failed (with a message for its owner) and passed. */
+export interface Verdict {
+  failed: { name: Predicate; msg: string }[];
+  passed: Predicate[];
+}
+
 export interface ScheduleResult {
   /** session id → one agent id per kernel, in kernel order. */
   assigned: Map<string, string[]>;
-  /** session id → why it stays pending. */
+  /** session id → why it stays pending (the first check it failed). */
   waiting: Map<string, string>;
+  /** session id → every check it failed and passed, for status_data.scheduler. */
+  verdicts: Map<string, Verdict>;
   cursor: number;
 }
 
@@ -84,6 +96,50 @@ function withinLimit(scope: ScopeLimit | undefined, wanted: Amounts): boolean {
     if (limit !== undefined && (scope.using[slot] ?? 0) + amount > limit) return false;
   }
   return true;
+}
+
+/** The short reasons `waiting` has always given. */
+const LEGACY_REASON: Record<Predicate, string> = {
+  reserved_time: 'starts_at is in the future',
+  dependencies: 'waiting for dependencies',
+  concurrency: 'keypair concurrency limit reached',
+  keypair_resource_limit: 'keypair resource limit reached',
+  user_group_resource_limit: 'project resource limit reached',
+  domain_resource_limit: 'domain resource limit reached',
+  agent_selection: 'no agent has enough free resources',
+};
+
+/** Slots as a user reads them: `cpu 2, mem 1 GiB`. */
+export function describe(amounts: Amounts, keepZero = false): string {
+  const parts = Object.entries(amounts)
+    .filter(([, v]) => keepZero || v > 0)
+    .map(([k, v]) => (k === 'mem' ? `mem ${gib(v)}` : `${k} ${Number(v.toFixed(3))}`));
+  return parts.join(', ') || 'no resources';
+}
+
+function gib(bytes: number): string {
+  return bytes >= 2 ** 30 ? `${Number((bytes / 2 ** 30).toFixed(2))} GiB` : `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
+}
+
+/**
+ * Why `wanted` does not fit under a scope's limit, or null. Only a keypair's own usage is shown; a project's or
+ * domain's limit is named with the slots it caps, never what others hold under it.
+ */
+function overLimit(scope: ScopeLimit | undefined, wanted: Amounts, label: string, own: boolean): string | null {
+  if (withinLimit(scope, wanted)) return null;
+  const over: Amounts = {};
+  const used: Amounts = {};
+  for (const [slot, amount] of Object.entries(wanted)) {
+    const limit = scope!.slots[slot];
+    if (limit !== undefined && (scope!.using[slot] ?? 0) + amount > limit) {
+      over[slot] = limit;
+      used[slot] = scope!.using[slot] ?? 0;
+    }
+  }
+  const asks = describe(Object.fromEntries(Object.keys(over).map((k) => [k, wanted[k]])));
+  return own
+    ? `it asks ${asks}; your sessions hold ${describe(used, true)} of ${label} (${describe(over)})`
+    : `it asks ${asks}, which ${label} (${describe(over)}) cannot take now`;
 }
 
 function charge(scope: ScopeLimit | undefined, wanted: Amounts, countsForConcurrency = true): void {
@@ -111,7 +167,8 @@ function emptiness(agent: AgentCapacity): number {
   return share;
 }
 
-function order(input: ScheduleInput, clusterTotal: Amounts): PendingSession[] {
+/** The queue in the policy's order (position 1 first). */
+export function order(input: Pick<ScheduleInput, 'pending' | 'keypairs' | 'selection'>, clusterTotal: Amounts): PendingSession[] {
   const queue = [...input.pending];
   if (input.selection === 'drf') {
     // Dominant resource fairness: the keypair with the smallest dominant share goes first.
@@ -132,6 +189,7 @@ function order(input: ScheduleInput, clusterTotal: Amounts): PendingSession[] {
 export function schedule(input: ScheduleInput): ScheduleResult {
   const assigned = new Map<string, string[]>();
   const waiting = new Map<string, string>();
+  const verdicts = new Map<string, Verdict>();
   const clusterTotal: Amounts = {};
   for (const agent of input.agents) for (const slot in agent.total) clusterTotal[slot] = (clusterTotal[slot] ?? 0) + agent.total[slot];
   const byGroup = new Map<string, AgentCapacity[]>();
@@ -165,39 +223,42 @@ export function schedule(input: ScheduleInput): ScheduleResult {
     return best;
   };
 
+  // Request shapes that found no agent this pass: free slots only shrink during a pass, so a session asking at
+  // least as much in every slot cannot be placed either, and the scan past a stuck head stays cheap.
+  // Only sessions placed on one agent are remembered: for them fitting is monotone in what they ask.
+  const unplaceable: Amounts[] = [];
+  const oneAgent = (s: PendingSession) => (s.singleNode || s.kernelCount === 1) && !s.agentList?.length;
+  const covers = (wanted: Amounts, failed: Amounts) => Object.keys(failed).every((k) => (wanted[k] ?? 0) >= failed[k]);
+
   for (const session of order(input, clusterTotal)) {
-    if (session.startsAt !== null && session.startsAt > input.now) {
-      waiting.set(session.id, 'starts_at is in the future');
-      continue;
-    }
-    if (session.unmetDependencies > 0) {
-      waiting.set(session.id, 'waiting for dependencies');
-      continue;
-    }
-    const keypair = input.keypairs.get(session.accessKey);
-    if (session.countsForConcurrency && keypair?.maxSessions !== undefined && keypair.maxSessions > 0 && (keypair.sessions ?? 0) >= keypair.maxSessions) {
-      waiting.set(session.id, 'keypair concurrency limit reached');
-      continue;
-    }
     const total = sessionSlots(session);
-    if (!withinLimit(keypair, total)) {
-      waiting.set(session.id, 'keypair resource limit reached');
-      continue;
-    }
+    const keypair = input.keypairs.get(session.accessKey);
     const group = input.groups.get(session.groupId);
-    if (!withinLimit(group, total)) {
-      waiting.set(session.id, 'project resource limit reached');
-      continue;
-    }
     const domain = input.domains.get(session.domainName);
-    if (!withinLimit(domain, total)) {
-      waiting.set(session.id, 'domain resource limit reached');
+    const verdict: Verdict = { failed: [], passed: [] };
+    const check = (name: Predicate, failure: string | null) => {
+      if (failure === null) verdict.passed.push(name);
+      else verdict.failed.push({ name, msg: failure });
+    };
+    check('reserved_time', session.startsAt !== null && session.startsAt > input.now ? `starts at ${new Date(session.startsAt).toISOString()}` : null);
+    check('dependencies', session.unmetDependencies > 0 ? `waiting for ${session.unmetDependencies} session(s) it depends on to finish successfully` : null);
+    const limited = session.countsForConcurrency && keypair?.maxSessions !== undefined && keypair.maxSessions > 0;
+    check('concurrency', limited && (keypair!.sessions ?? 0) >= keypair!.maxSessions! ? `waiting for ${keypair!.sessions} session(s) of yours to finish: your keypair allows ${keypair!.maxSessions} at once` : null);
+    check('keypair_resource_limit', overLimit(keypair, total, "your keypair's resource limit", true));
+    check('user_group_resource_limit', overLimit(group, total, "the project's resource limit", false));
+    check('domain_resource_limit', overLimit(domain, total, "the domain's resource limit", false));
+    if (verdict.failed.length) {
+      waiting.set(session.id, LEGACY_REASON[verdict.failed[0].name]);
+      verdicts.set(session.id, verdict);
       continue;
     }
     let candidates = byGroup.get(session.scalingGroup) ?? [];
     if (session.agentList?.length) candidates = candidates.filter((a) => session.agentList!.includes(a.id));
     const chosen: AgentCapacity[] = [];
-    if (session.singleNode) {
+    const hopeless = oneAgent(session) && unplaceable.some((f) => covers(total, f));
+    if (hopeless) {
+      // chosen stays empty
+    } else if (session.singleNode) {
       const agent = pick(candidates, total);
       if (agent) for (let i = 0; i < session.kernelCount; i++) chosen.push(agent);
     } else {
@@ -212,7 +273,11 @@ export function schedule(input: ScheduleInput): ScheduleResult {
       if (held.length === session.kernelCount) chosen.push(...held);
     }
     if (chosen.length !== session.kernelCount) {
-      waiting.set(session.id, 'no agent has enough free resources');
+      if (!hopeless && oneAgent(session) && unplaceable.length < 16) unplaceable.push(total);
+      waiting.set(session.id, LEGACY_REASON.agent_selection);
+      const where = session.singleNode || session.kernelCount === 1 ? 'on one agent' : `for each of ${session.kernelCount} kernels`;
+      check('agent_selection', `no agent has room for it now (it needs ${describe(session.singleNode ? total : session.perKernel)} ${where})`);
+      verdicts.set(session.id, verdict);
       continue;
     }
     for (const agent of chosen) take(agent.free, session.perKernel);
@@ -221,5 +286,5 @@ export function schedule(input: ScheduleInput): ScheduleResult {
     charge(domain, total);
     assigned.set(session.id, chosen.map((a) => a.id));
   }
-  return { assigned, waiting, cursor };
+  return { assigned, waiting, verdicts, cursor };
 }

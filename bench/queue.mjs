@@ -1,0 +1,114 @@
+// The queue (README "The queue"): submissions/s per band of 1,000 pending sessions, the real scheduling pass
+// (driver + queries) over a queue of unplaceable sessions, and the time from freed capacity to SCHEDULED.
+// Runs on PGlite, or on a throwaway PostgreSQL with BENCH_DB=postgres. BENCH_QUEUE=10000 sets the queue length.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, loadClient, startProcess } from './harness.mjs';
+import { buildServer } from '../scripts/build.mjs';
+import { startPostgres } from '../scripts/postgres.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { BerthClient } = await loadClient(root);
+const ACCESS_KEY = 'AKBENCH0000000000003';
+const SECRET_KEY = 'benchSecretKey00000000000000000000000003';
+const TOTAL = Number(process.env.BENCH_QUEUE ?? 10_000);
+const BAND = Math.min(1000, TOTAL);
+const CLIENTS = 20;
+const DB = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'pglite';
+
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+
+/** Submits `count` enqueueOnly batch sessions from CLIENTS concurrent clients; answers submissions/s. */
+async function submit(client, prefix, count, extra) {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < count) {
+      const i = next++;
+      await client.call('POST', '/session', { body: { name: `${prefix}-${i}`, image: 'shell', group: 'default', type: 'batch', startupCommand: 'true', enqueueOnly: true, ...extra } });
+    }
+  }));
+  return count / ((performance.now() - t) / 1000);
+}
+
+/** Operator-triggered passes, timed by the manager's own report (GET /manager/scheduler/status). */
+async function passTimes(client, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const asked = Date.now();
+    await client.call('POST', '/manager/scheduler/trigger', { body: { event: 'schedule' } });
+    for (;;) {
+      const { schedule } = await client.call('GET', '/manager/scheduler/status');
+      if (schedule.finish_time && Date.parse(schedule.execution_time) >= asked - 1) {
+        times.push(Date.parse(schedule.finish_time) - Date.parse(schedule.execution_time));
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  return times;
+}
+
+/** Fills the local agent with one session, queues a small one, ends the big one: SCHEDULED − capacity freed. */
+async function freedToScheduled(client, runs) {
+  const { data } = await client.call('POST', '/admin/gql', { body: { query: '{ agents { available_slots } }' } });
+  const cpu = String(JSON.parse(data.agents[0].available_slots).cpu);
+  const latencies = [];
+  for (let i = 0; i < runs; i++) {
+    const big = `bench-big-${i}`;
+    const small = `bench-small-${i}`;
+    await client.call('POST', '/session', { body: { name: big, image: 'shell', group: 'default', config: { resources: { cpu } } } });
+    await client.call('POST', '/session', { body: { name: small, image: 'shell', group: 'default', enqueueOnly: true } });
+    await client.call('DELETE', `/session/${big}`);
+    let info;
+    for (let tries = 0; tries < 500; tries++) {
+      info = await client.call('GET', `/session/${small}`);
+      if (info.statusHistory.SCHEDULED) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const bigInfo = await client.call('GET', `/session/${big}`);
+    const freed = Date.parse(bigInfo.statusHistory.TERMINATED ?? bigInfo.terminationTime);
+    latencies.push(Date.parse(info.statusHistory.SCHEDULED) - freed);
+    await client.call('DELETE', `/session/${small}`, { query: { forced: true } });
+  }
+  return latencies;
+}
+
+await buildServer();
+const pg = DB === 'postgres' ? await startPostgres() : null;
+const port = await freePort();
+const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
+const berth = await startProcess([...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []), path.join(root, 'dist/server.mjs')], {
+  BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
+  ...(pg ? { BERTH_DATABASE_URL: pg.url } : {}),
+}, /Berth ready/);
+const client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
+try {
+  // A superadmin has no concurrency limit worth hitting here; lift the default policy's anyway.
+  await client.call('POST', '/admin/gql', { body: { query: 'mutation { modify_keypair_resource_policy(name: "default", props: { max_concurrent_sessions: 0, total_resource_slots: "{}" }) { ok msg } }' } }).catch(() => undefined);
+  const latencies = await freedToScheduled(client, Number(process.env.BENCH_LATENCY_RUNS ?? 10));
+  console.log(`Freed capacity → SCHEDULED on ${DB} (${latencies.length} runs): p50 ${pct(latencies, 50)} ms, max ${Math.max(...latencies)} ms`);
+  console.log(`\nThe queue on ${DB}: ${CLIENTS} concurrent clients, enqueueOnly batch sessions (starts_at tomorrow)`);
+  console.log('| pending before | submissions/s | vs empty queue |');
+  console.log('|---:|---:|---:|');
+  let empty = 0;
+  for (let from = 0; from < TOTAL; from += BAND) {
+    const rate = await submit(client, `q${from}`, BAND, { starts_at: tomorrow });
+    empty ||= rate;
+    console.log(`| ${from}–${from + BAND} | ${rate.toFixed(0)} | ${((rate / empty) * 100).toFixed(0)} % |`);
+  }
+  // A queue the scheduler must look at: sessions larger than any agent, due now.
+  const due = Number(process.env.BENCH_DUE ?? TOTAL);
+  const dueRate = await submit(client, 'huge', due, { config: { resources: { cpu: 100000 } } });
+  const passes = await passTimes(client, 5);
+  console.log(`\nSubmissions of due (unplaceable) sessions, 0–${due} pending: ${dueRate.toFixed(0)}/s`);
+  console.log(`Scheduling pass (driver and its queries, via POST /manager/scheduler/trigger) with ${due} due but unplaceable + ${TOTAL} reserved pending: p50 ${pct(passes, 50).toFixed(1)} ms, max ${Math.max(...passes).toFixed(1)} ms`);
+} finally {
+  client.close();
+  await berth.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  pg?.stop();
+}
