@@ -87,6 +87,8 @@ const berth = await startProcess([...(process.env.BENCH_PROF ? ['--cpu-prof', `-
 }, /Berth ready/);
 const client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
 try {
+  // 20,000+ requests in minutes: lift the bench keypair's rate limit (10,000 per 15 min by default).
+  await client.call('POST', '/admin/gql', { body: { query: `mutation { modify_keypair(access_key: "${ACCESS_KEY}", props: { rate_limit: 10000000 }) { ok msg } }` } });
   // A superadmin has no concurrency limit worth hitting here; lift the default policy's anyway.
   await client.call('POST', '/admin/gql', { body: { query: 'mutation { modify_keypair_resource_policy(name: "default", props: { max_concurrent_sessions: 0, total_resource_slots: "{}" }) { ok msg } }' } }).catch(() => undefined);
   const latencies = await freedToScheduled(client, Number(process.env.BENCH_LATENCY_RUNS ?? 10));
