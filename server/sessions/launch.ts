@@ -18,7 +18,7 @@ import { runBatch } from './batch';
 export async function launchSession(app: App, sessionId: string, options: { resume?: boolean } = {}): Promise<void> {
   const session = await claimLaunch(app, sessionId, options.resume ?? false);
   if (!session) return;
-  const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
+  const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).orderBy('cluster_role').orderBy('cluster_idx').execute(); // main1 before sub1 (each role counts from 1)
   try {
     const infos = await startKernels(app, session, kernels);
     for (const info of infos) await recordStartedKernel(app, info);

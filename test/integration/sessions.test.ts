@@ -383,7 +383,7 @@ describe('scheduling and limits', () => {
     expect(res.status).toBe('RUNNING');
     const out = await run(alice, name, 'import os, socket\nprint(os.environ["BERTH_CLUSTER_HOSTS"], socket.gethostname(), socket.gethostbyname("sub1"))');
     expect(out.console).toEqual([['stdout', 'main1,sub1 main1 127.0.0.1\n']]);
-    const kernels = await t.app.db.selectFrom('kernels').select(['cluster_role', 'cluster_hostname', 'status']).where('session_id', '=', res.sessionId).orderBy('cluster_idx').execute();
+    const kernels = await t.app.db.selectFrom('kernels').select(['cluster_role', 'cluster_hostname', 'status']).where('session_id', '=', res.sessionId).orderBy('cluster_role').orderBy('cluster_idx').execute();
     expect(kernels).toEqual([
       { cluster_role: 'main', cluster_hostname: 'main1', status: 'RUNNING' },
       { cluster_role: 'sub', cluster_hostname: 'sub1', status: 'RUNNING' },
