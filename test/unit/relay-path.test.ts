@@ -1,7 +1,8 @@
-/** The relay's one spelling of a path (server/web/relay-path.ts) and the pipeline's control-character rule. */
+/** The relay's one spelling of a path (server/web/relay-path.ts), the pipeline's control-character rule and relayed answers. */
 import { describe, expect, it } from 'vitest';
 import { canonicalRelayPath, pathDecodes } from '../../server/web/relay-path';
 import { refuseControlCharacters } from '../../server/http/control-characters';
+import { answerJson, SECRET_ENDING, SECRET_FIELDS } from '../../server/http/relayed';
 
 describe('canonicalRelayPath', () => {
   it.each([
@@ -59,5 +60,17 @@ describe('refuseControlCharacters', () => {
     let deep: unknown = 'bottom\u0000';
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(refused({ v: deep })).not.toBeNull();
+  });
+});
+
+describe('answerJson', () => {
+  it('every secret field name ends the way the first pass looks for', () => {
+    for (const name of SECRET_FIELDS) expect(SECRET_ENDING.test(`{"${name}":1}`), name).toBe(true);
+  });
+
+  it('leaves secret fields out at any depth of a relayed answer only', () => {
+    const value = { data: { access_key: 'AK', role: 'user', nested: [{ ssh_private_key: 'K', ssh_public_key: 'P' }], ownerAccessKey: 'AK' } };
+    expect(JSON.parse(answerJson(value, true))).toEqual({ data: { role: 'user', nested: [{ ssh_public_key: 'P' }] } });
+    expect(JSON.parse(answerJson(value, false))).toEqual(value);
   });
 });
