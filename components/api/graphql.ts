@@ -5,8 +5,9 @@
  * manager's problem (the slug's title and the message), so pages show it like any other refusal; a mutation
  * answering `{ok: false, msg}` does too.
  *
- * Queries here must never select `secret_key`, `access_key` or `main_access_key`: what the relay answers reaches
- * browser JavaScript, and keys must not (keypairs are read through app/api/admin/keypairs, which masks them).
+ * Queries here never select a secret field (`secret_key`, `access_key`, `main_access_key`…): what the relay answers
+ * reaches browser JavaScript, so the manager refuses such documents from the relay with 403
+ * (server/graphql/secret-fields.ts); keypairs are read through app/api/admin/keypairs, which masks them.
  */
 import useSWR, { mutate as globalMutate, type SWRConfiguration, type SWRResponse } from 'swr';
 import { ManagerError, type ProblemBody } from '@/components/api/problem';

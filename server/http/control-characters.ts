@@ -12,7 +12,10 @@ import { Problem } from './problem';
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-function refuse(field: string, what: string): never {
+const FIELD_SHOWN = 200;
+
+function refuse(where: string, what: string): never {
+  const field = where.length > FIELD_SHOWN ? `${where.slice(0, FIELD_SHOWN)}…` : where;
   const message = `must not contain ${what}`;
   throw new Problem('invalid-api-params', `${field}: ${message}`, { [field]: message });
 }

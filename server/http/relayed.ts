@@ -36,17 +36,20 @@ export const SECRET_FIELDS = new Set([
   'sshPrivateKey',
 ]);
 
-/** A secret field name as JSON.stringify writes a key (it never escapes these characters). */
-const SECRET_KEY_TEXT = new RegExp(`"(?:${[...SECRET_FIELDS].join('|')})":`);
+/**
+ * How every secret field name ends, as JSON.stringify writes a key (it never escapes these characters): an answer
+ * without it needs no second pass (one scan: ~15 µs for 19 KB). Kept in step with SECRET_FIELDS by a test.
+ */
+export const SECRET_ENDING = /(?:[kK]ey|password|token)":/;
 
 const withoutSecrets = (key: string, value: unknown) => (SECRET_FIELDS.has(key) ? undefined : value);
 
 /**
  * `value` as JSON, without any secret field at any depth when the request was relayed. The answer is written
- * plainly first; only one in which a secret field's name appears is written again without those fields.
+ * plainly first; only one in which a key could be named is written again without the secret fields.
  */
 export function answerJson(value: unknown, relayed: boolean): string {
   const text = JSON.stringify(value);
-  if (!relayed || text === undefined || !SECRET_KEY_TEXT.test(text)) return text;
+  if (!relayed || text === undefined || !SECRET_ENDING.test(text)) return text;
   return JSON.stringify(value, withoutSecrets);
 }
