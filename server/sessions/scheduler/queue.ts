@@ -9,6 +9,7 @@ import type { Db } from '../../db';
 import { toAmounts, addAmounts, type Amounts } from '../../resources/slots';
 import { COUNTING_QUOTA } from '../states';
 import { order, type PendingSession, type ScopeLimit, type Selection } from './schedule';
+import { couldStartNow } from './ready';
 
 export interface QueuePlace {
   /** 1 for the head; null while the session waits for its reserved time or its dependencies (not yet in line). */
@@ -30,19 +31,7 @@ function readyQuery(db: Db, sgroup: string, now: Date) {
     .selectFrom('sessions as s')
     .where('s.status', '=', 'PENDING')
     .where('s.scaling_group_name', '=', sgroup)
-    .where((eb) => eb.or([eb('s.starts_at', 'is', null), eb('s.starts_at', '<=', now)]))
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('session_dependencies as d')
-            .innerJoin('sessions as p', 'p.id', 'd.depends_on')
-            .select('d.depends_on')
-            .whereRef('d.session_id', '=', 's.id')
-            .where((w) => w.not(w.and([w('p.status', '=', 'TERMINATED'), w('p.result', '=', 'success')]))),
-        ),
-      ),
-    );
+    .where((eb) => couldStartNow(eb, now));
 }
 
 export async function selectionOf(db: Db, sgroup: string): Promise<Selection> {

@@ -19,6 +19,7 @@ import { schedulerOf } from '../../manager/scheduler';
 import { publishSessionEvent } from '../transition';
 import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection, type Verdict } from './schedule';
 import { ALL_PASSED, statusInfo, type SchedulerStatus } from './reasons';
+import { couldStartNow } from './ready';
 
 
 const PERIODIC_MS = 10_000;
@@ -128,19 +129,7 @@ export class SessionScheduler {
         sql<SchedulerStatus | null>`s.status_data->'scheduler'`.as('last_verdict'),
       ])
       .where('s.status', '=', 'PENDING')
-      .where((eb) => eb.or([eb('s.starts_at', 'is', null), eb('s.starts_at', '<=', now)]))
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('session_dependencies as d')
-              .innerJoin('sessions as p', 'p.id', 'd.depends_on')
-              .select('d.depends_on')
-              .whereRef('d.session_id', '=', 's.id')
-              .where((w) => w.not(w.and([w('p.status', '=', 'TERMINATED'), w('p.result', '=', 'success')]))),
-          ),
-        ),
-      )
+      .where((eb) => couldStartNow(eb, now))
       .orderBy('s.created_at')
       .forUpdate('s')
       .skipLocked()
