@@ -166,7 +166,9 @@ describe('sshd in every session', () => {
     const key = path.join(home, 'alice', `${name}.key`);
     try {
       const who = await ssh(forward.port, key, ['id', '-u', ';', 'ps', '-o', 'user=,comm=', '-C', 'sshd']);
+      expect(who.code, who.stderr).toBe(0);
       const [uid, ...sshds] = who.stdout.trim().split('\n');
+      expect(uid).toMatch(/^\d+$/);
       expect(Number(uid)).not.toBe(0);
       expect(sshds.length).toBeGreaterThan(0);
       for (const line of sshds) expect(line.trim().split(/\s+/)[0]).not.toBe('root');
@@ -267,7 +269,8 @@ describe('relays and forwards', () => {
   it('a tcpproxy to an app that is not running answers a clean error at once', async () => {
     // The preopen port, with nothing listening on it now (the http.server above was in another test's ssh login,
     // so kill whatever may still be there first).
-    await berth(alice, 'alice', ['ssh', name, '--', 'pkill', '-f', 'http.server', ';', 'true']);
+    // ([h] keeps the pattern from matching the shell that runs it; pkill returns before the server is gone.)
+    await berth(alice, 'alice', ['ssh', name, '--', "pkill -f '[h]ttp.server'; while pgrep -f '[h]ttp.server' >/dev/null; do sleep 0.1; done"]);
     await expect(connectStream(t.url, alice, `/stream/session/${name}/tcpproxy`, { app: String(preopen) })).rejects.toMatchObject({ status: 502 });
     await expect(connectStream(t.url, alice, `/stream/session/${name}/tcpproxy`, { app: 'nope' })).rejects.toMatchObject({ status: 404 });
     await expect(connectStream(t.url, alice, `/stream/session/nope-nope/tcpproxy`, { app: 'sshd' })).rejects.toMatchObject({ status: 404 });

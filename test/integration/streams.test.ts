@@ -50,7 +50,8 @@ describe('GET /stream/session/{name}/pty', () => {
   it('restarts the kernel on {"type":"restart"}: files stay, the shell is new, the same socket goes on', async () => {
     await alice.client.call('POST', '/session', { body: { name: 'pty-restart', image: 'shell' } });
     const term = await connectStream(t.url, alice, '/stream/session/pty-restart/pty');
-    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo kept > kept.txt; export VOLATILE=1; echo written\n') }));
+    // Waits for the shell's answer, not the echo of the typed line (which comes before the line has run).
+    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo kept > kept.txt; export VOLATILE=1; echo "writ""ten"\n') }));
     await term.next(() => output(term.frames).includes('written\r\n'));
     term.ws.send(JSON.stringify({ type: 'restart' }));
     const deadline = Date.now() + 20_000;
@@ -61,8 +62,9 @@ describe('GET /stream/session/{name}/pty', () => {
       term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "after[$VOLATILE] $(cat kept.txt)"\n') }));
       answered = await term.next(() => output(term.frames).includes('after[] kept'), 1_000).then(() => true, () => false);
     }
-    expect(answered).toBe(true);
-    expect((await alice.client.call('GET', '/session/pty-restart')).status).toBe('RUNNING');
+    const after = await alice.client.call('GET', '/session/pty-restart');
+    expect(answered, `terminal said: ${output(term.frames).slice(-400)}; session ${after.status} ${JSON.stringify(after.statusData ?? after.status_data ?? {})}`).toBe(true);
+    expect(after.status).toBe('RUNNING');
     term.ws.close();
     await alice.client.call('DELETE', '/session/pty-restart');
   });
