@@ -53,6 +53,8 @@ export interface DockerSettings {
   tlsDir: string | null;
   /** Sessions whose config.scaling_group is this run in containers. */
   scalingGroup: string;
+  /** NVIDIA GPUs each engine offers as cuda.device slots (BERTH_DOCKER_GPUS; its host runs NVIDIA's container toolkit). */
+  gpus: number;
 }
 
 export interface SlurmSettings {
@@ -218,5 +220,7 @@ function dockerSettings(env: Environment): DockerSettings {
   }
   const tlsDir = env.BERTH_DOCKER_TLS_DIR ? path.resolve(env.BERTH_DOCKER_TLS_DIR) : null;
   if (hosts.some((h) => h.startsWith('tcp://')) && !tlsDir) throw new Error('BERTH_DOCKER_TLS_DIR is required for tcp:// Docker engines');
-  return { hosts, tlsDir, scalingGroup: env.BERTH_DOCKER_SCALING_GROUP || 'docker' };
+  const gpus = Number(env.BERTH_DOCKER_GPUS || 0);
+  if (!Number.isInteger(gpus) || gpus < 0) throw new Error(`invalid BERTH_DOCKER_GPUS: ${env.BERTH_DOCKER_GPUS} (a whole number of GPUs per engine)`);
+  return { hosts, tlsDir, scalingGroup: env.BERTH_DOCKER_SCALING_GROUP || 'docker', gpus };
 }

@@ -44,7 +44,7 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
     hostname: kernel.cluster_hostname,
     hosts: Object.fromEntries(hostnames.map((h) => [h, '127.0.0.1'])),
     environ,
-    limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS, gpus: slots['cuda.device'] || undefined, shmBytes: shmBytes(session) },
+    limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS, gpus: slots['cuda.device'] || slots['cuda.shares'] || undefined, shmBytes: shmBytes(session) },
     mounts: await kernelMountsFor(app, session),
     // The session's SSH server files come last, so no dotfile replaces them.
     files: [...(await dotfilesFor(app, session)), ...(await sshdFiles(app, session, kernel))],

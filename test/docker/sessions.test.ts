@@ -21,7 +21,7 @@ let counter = 0;
 const unique = (prefix = 'dock') => `${prefix}-${++counter}-${Date.now().toString(36)}`;
 
 beforeAll(async () => {
-  t = await startTestBerth({ docker: { hosts: [engine.host], tlsDir: null, scalingGroup: 'docker' } }, { roles: ['manager', 'apps'] });
+  t = await startTestBerth({ docker: { hosts: [engine.host], tlsDir: null, scalingGroup: 'docker', gpus: 0 } }, { roles: ['manager', 'apps'] });
   alice = await t.createUser();
   bob = await t.createUser();
 }, 120_000);

@@ -92,7 +92,7 @@ describe('an engine that goes away', () => {
 
   beforeAll(async () => {
     second = await startDockerEngine();
-    t = await startTestBerth({ docker: { hosts: [second.host], tlsDir: null, scalingGroup: 'docker' } });
+    t = await startTestBerth({ docker: { hosts: [second.host], tlsDir: null, scalingGroup: 'docker', gpus: 0 } });
   }, 180_000);
   afterAll(async () => {
     await t?.stop();

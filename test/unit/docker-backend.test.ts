@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { containerOptions, deviceRequests, type ContainerPlan } from '../../server/agents/docker/container-spec';
 import { demuxLogs, statsFrom } from '../../server/agents/docker/engine-data';
 import { engineAgentId } from '../../server/agents/docker/engine';
+import { engineSlots } from '../../server/agents/docker/register';
+import { readSettings } from '../../server/config/env';
 import { imageRuntime, parseServicePortsLabel, registryOf, hasExplicitRegistry } from '../../server/images/image-labels';
 import { readTar } from '../../server/images/engine-images';
 import type { KernelSpec } from '../../server/agents/agent';
@@ -131,5 +133,20 @@ describe('Engine API data', () => {
   it('names agents after their engines', () => {
     expect(engineAgentId('unix:///var/run/docker.sock')).toBe('docker-var-run-docker.sock');
     expect(engineAgentId('tcp://gpu1.example.com:2376')).toBe('docker-gpu1.example.com-2376');
+  });
+});
+
+describe('GPUs of an engine', () => {
+  const env = { BERTH_DOCKER_HOSTS: 'unix:///run/d.sock' };
+
+  it('offers BERTH_DOCKER_GPUS as cuda.device slots beside the engine\'s CPUs and memory, and none by default', () => {
+    expect(readSettings({ ...env, BERTH_DOCKER_GPUS: '4' }).docker!.gpus).toBe(4);
+    expect(readSettings(env).docker!.gpus).toBe(0);
+    expect(engineSlots({ NCPU: 8, MemTotal: 2 ** 34 }, 4)).toEqual({ cpu: '8', mem: String(2 ** 34), 'cuda.device': '4' });
+    expect(engineSlots({ NCPU: 8, MemTotal: 2 ** 34 }, 0)).toEqual({ cpu: '8', mem: String(2 ** 34) });
+  });
+
+  it('refuses a BERTH_DOCKER_GPUS that is not a whole number', () => {
+    for (const bad of ['-1', '1.5', 'two']) expect(() => readSettings({ ...env, BERTH_DOCKER_GPUS: bad })).toThrow(/BERTH_DOCKER_GPUS/);
   });
 });

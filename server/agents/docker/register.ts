@@ -8,6 +8,7 @@ import type { App } from '../../app';
 import type { DockerSettings } from '../../config/env';
 import { json } from '../../db';
 import { scanEngineImages } from '../../images/engine-images';
+import { ensureScalingGroup } from '../../resources/ensure-scaling-group';
 import { DockerAgent } from './docker-agent';
 import { connectEngine, type DockerEngine } from './engine';
 
@@ -30,7 +31,7 @@ export function dockerAgents(app: App): DockerAgent[] {
 }
 
 export async function startDockerBackend(app: App, settings: DockerSettings, runnerPath: string, version: string): Promise<DockerBackend> {
-  await ensureScalingGroup(app, settings.scalingGroup);
+  await ensureScalingGroup(app, settings.scalingGroup, 'Sessions run in containers on Docker engines');
   const engines = settings.hosts.map((url) => connectEngine(url, settings.tlsDir));
   const agents = engines.map(
     (engine) => new DockerAgent({ engine, dataDir: app.settings.dataDir, runnerPath, kernelUid: app.settings.kernelUid, log: app.log }),
@@ -40,7 +41,7 @@ export async function startDockerBackend(app: App, settings: DockerSettings, run
   const beat = async () => {
     let changed = false;
     for (const engine of engines) {
-      const now = await heartbeat(app, engine, settings.scalingGroup, version);
+      const now = await heartbeat(app, engine, settings, version);
       if (status.get(engine.agentId) !== now) changed = true;
       status.set(engine.agentId, now);
     }
@@ -70,7 +71,8 @@ export async function startDockerBackend(app: App, settings: DockerSettings, run
 }
 
 /** One engine's agents row: its real CPUs and memory while it answers, LOST from the first time it does not. */
-async function heartbeat(app: App, engine: DockerEngine, scalingGroup: string, version: string): Promise<'ALIVE' | 'LOST'> {
+async function heartbeat(app: App, engine: DockerEngine, settings: DockerSettings, version: string): Promise<'ALIVE' | 'LOST'> {
+  const { scalingGroup } = settings;
   let info: { NCPU?: number; MemTotal?: number; Architecture?: string } | null = null;
   try {
     info = await engine.probe.info();
@@ -79,7 +81,7 @@ async function heartbeat(app: App, engine: DockerEngine, scalingGroup: string, v
   }
   const now = new Date();
   const status = info ? 'ALIVE' : 'LOST';
-  const slots = info ? { cpu: String(info.NCPU ?? 1), mem: String(info.MemTotal ?? 0) } : null;
+  const slots = info ? engineSlots(info, settings.gpus) : null;
   await app.db
     .insertInto('agents')
     .values({
@@ -92,7 +94,7 @@ async function heartbeat(app: App, engine: DockerEngine, scalingGroup: string, v
       addr: engine.addr,
       version,
       architecture: info?.Architecture === 'aarch64' ? 'aarch64' : 'x86_64',
-      compute_plugins: json({ cpu: {} }),
+      compute_plugins: json(settings.gpus ? { cpu: {}, cuda: {} } : { cpu: {} }),
       backend: 'docker',
       ...(info ? { last_heartbeat: now } : {}),
       lost_at: info ? null : now,
@@ -111,20 +113,7 @@ async function heartbeat(app: App, engine: DockerEngine, scalingGroup: string, v
   return status;
 }
 
-/** The scaling group docker sessions ask for: created if missing, public, offered to every domain when created. */
-async function ensureScalingGroup(app: App, name: string): Promise<void> {
-  const created = await app.db
-    .insertInto('scaling_groups')
-    .values({ name, description: 'Sessions run in containers on Docker engines', is_public: true, driver_opts: json({}), scheduler_opts: json({}) })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .returning('name')
-    .executeTakeFirst();
-  const domains = created ? await app.db.selectFrom('domains').select('name').execute() : [];
-  if (domains.length) {
-    await app.db
-      .insertInto('sgroups_for_domains')
-      .values(domains.map((d) => ({ scaling_group: name, domain: d.name })))
-      .onConflict((oc) => oc.columns(['scaling_group', 'domain']).doNothing())
-      .execute();
-  }
+/** An engine's slots: its CPUs and memory, and the GPUs the operator says its host has (the engine cannot tell). */
+export function engineSlots(info: { NCPU?: number; MemTotal?: number }, gpus: number): Record<string, string> {
+  return { cpu: String(info.NCPU ?? 1), mem: String(info.MemTotal ?? 0), ...(gpus ? { 'cuda.device': String(gpus) } : {}) };
 }

@@ -4,6 +4,7 @@
  * when it left the partition). Output Berth cannot read is logged and skipped, never fatal.
  */
 import type { App } from '../../app';
+import { ensureScalingGroup } from '../../resources/ensure-scaling-group';
 import { json } from '../../db';
 import type { SlurmCommands } from './commands';
 import type { SlurmNode } from './parse';
@@ -42,7 +43,7 @@ export class SlurmNodeMirror {
 
   /** Reads the partition once (so its nodes are agents before anything is scheduled), then keeps it current. */
   async start(): Promise<void> {
-    await this.ensureScalingGroup();
+    await ensureScalingGroup(this.app, this.options.scalingGroup, 'Sessions run as Slurm jobs');
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
     this.timer.unref();
@@ -113,24 +114,5 @@ export class SlurmNodeMirror {
     const alive = listed.nodes.filter((n) => n.alive).map((n) => n.name).join(',');
     if (alive !== this.alive || Number(lost.numUpdatedRows) > 0) this.app.triggerScheduler();
     this.alive = alive;
-  }
-
-  /** The scaling group Slurm sessions ask for: created if missing, public, offered to every domain when created. */
-  private async ensureScalingGroup(): Promise<void> {
-    const name = this.options.scalingGroup;
-    const created = await this.app.db
-      .insertInto('scaling_groups')
-      .values({ name, description: 'Sessions run as Slurm jobs', is_public: true, driver_opts: json({}), scheduler_opts: json({}) })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .returning('name')
-      .executeTakeFirst();
-    const domains = created ? await this.app.db.selectFrom('domains').select('name').execute() : [];
-    if (domains.length) {
-      await this.app.db
-        .insertInto('sgroups_for_domains')
-        .values(domains.map((d) => ({ scaling_group: name, domain: d.name })))
-        .onConflict((oc) => oc.columns(['scaling_group', 'domain']).doNothing())
-        .execute();
-    }
   }
 }
