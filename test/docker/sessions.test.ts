@@ -5,12 +5,17 @@
  * folders, cluster sessions by hostname on their private network, commit and relaunch, the container's confinement,
  * a container removed from outside, adoption after a manager restart, and bad input.
  */
+import { createWriteStream, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { connectStream, b64, unb64 } from '../helpers/ws';
 import { dockerEngine } from './engine';
+import { folderRootPath } from '../../server/storage/usage';
+import { toUuid } from '../../server/storage/ids';
 
 const engine = dockerEngine();
 const docker = new Docker({ socketPath: engine.socket });
@@ -130,6 +135,50 @@ describe('preload and unload on the engine', () => {
     const unload = await t.admin.call('POST', '/admin/gql', { body: { query: `mutation { unload_image(references: ["${repo}:v1"], target_agents: ["${agentId}"]) { ok task_id } }` } });
     expect(unload.data.unload_image.ok).toBe(true);
     await waitFor(() => docker.getImage(`${repo}:v1`).inspect().then(() => false, () => true));
+  });
+});
+
+describe('loading a docker save archive (air-gapped sites)', () => {
+  let folderName: string;
+  let folderDir: string;
+
+  beforeAll(async () => {
+    folderName = unique('images');
+    const folder = await t.admin.call('POST', '/folders', { body: { name: folderName } });
+    const row = await t.app.db.selectFrom('vfolders').selectAll().where('id', '=', toUuid(folder.id)!).executeTakeFirstOrThrow();
+    folderDir = folderRootPath(t.app, row);
+  });
+
+  const taskEnd = (taskId: string) => waitFor(() => t.app.db.selectFrom('bgtasks').selectAll().where('id', '=', taskId).where('finished_at', 'is not', null).executeTakeFirst(), 60_000);
+
+  it('loads an archive uploaded to a folder onto the engine; the image is in the catalog and launches', async () => {
+    const repo = `berth-test/loaded-${Date.now().toString(36)}`;
+    await docker.getImage(engine.images.shell).tag({ repo, tag: 'v1' });
+    const archive = await docker.getImage(`${repo}:v1`).get();
+    await pipeline(archive, createWriteStream(path.join(folderDir, 'saved.tar')));
+    await docker.getImage(`${repo}:v1`).remove();
+    expect(await t.app.db.selectFrom('images').select('id').where('name', '=', `${repo}:v1`).where('is_active', '=', true).executeTakeFirst()).toBeUndefined();
+
+    const { task_id } = await t.admin.call('POST', '/image/load', { body: { folder: folderName, path: 'saved.tar' } });
+    const task = await taskEnd(task_id);
+    expect(task).toMatchObject({ status: 'done' });
+    expect(task.message).toContain(`${repo}:v1`);
+    await docker.getImage(`${repo}:v1`).inspect();
+    expect(await t.app.db.selectFrom('images').select(['runtime', 'registry']).where('name', '=', `${repo}:v1`).where('is_active', '=', true).executeTakeFirst()).toEqual({ runtime: 'shell', registry: 'docker.io' });
+    const session = await create(alice, { image: `${repo}:v1`, type: 'batch', startupCommand: 'echo loaded', enqueueOnly: true });
+    expect((await sessionIn(alice, session.sessionId, ['TERMINATED'], 60_000)).result).toBe('success');
+  });
+
+  it('refuses what is not an image archive, a path outside the folder, another user, and unknown engines, with 4xx', async () => {
+    writeFileSync(path.join(folderDir, 'notes.txt'), 'not a tar\n'.repeat(100));
+    const call = (who: TestUser | { client: TestBerth['admin'] }, body: Record<string, unknown>) => who.client.call('POST', '/image/load', { body }).then(() => 200, (err: { status: number; problem: { detail?: string } }) => err.status);
+    const admin = { client: t.admin };
+    expect(await call(admin, { folder: folderName, path: 'notes.txt' })).toBe(400);
+    expect(await call(admin, { folder: folderName, path: '../../../../etc/passwd' })).toBe(400);
+    expect(await call(admin, { folder: folderName, path: 'missing.tar' })).toBe(400);
+    expect(await call(admin, { folder: folderName, path: 'saved.tar', agents: ['docker-nowhere'] })).toBe(400);
+    expect(await call(admin, { folder: 'no-such-folder', path: 'saved.tar' })).toBe(404);
+    expect(await call(alice, { folder: folderName, path: 'saved.tar' })).toBe(403);
   });
 });
 

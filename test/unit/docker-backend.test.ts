@@ -5,6 +5,7 @@ import { demuxLogs, statsFrom } from '../../server/agents/docker/engine-data';
 import { engineAgentId } from '../../server/agents/docker/engine';
 import { engineSlots } from '../../server/agents/docker/register';
 import { readSettings } from '../../server/config/env';
+import { isArchive, loadedReferences } from '../../server/images/load';
 import { imageRuntime, parseServicePortsLabel, registryOf, hasExplicitRegistry } from '../../server/images/image-labels';
 import { readTar } from '../../server/images/engine-images';
 import type { KernelSpec } from '../../server/agents/agent';
@@ -148,5 +149,20 @@ describe('GPUs of an engine', () => {
 
   it('refuses a BERTH_DOCKER_GPUS that is not a whole number', () => {
     for (const bad of ['-1', '1.5', 'two']) expect(() => readSettings({ ...env, BERTH_DOCKER_GPUS: bad })).toThrow(/BERTH_DOCKER_GPUS/);
+  });
+});
+
+describe('docker save archives', () => {
+  it('knows a tar (ustar magic) and a gzip by their first bytes, and nothing else', () => {
+    const tar = Buffer.alloc(512);
+    tar.write('ustar', 257, 'latin1');
+    expect(isArchive(tar)).toBe(true);
+    expect(isArchive(Buffer.from([0x1f, 0x8b, 8, 0]))).toBe(true);
+    expect(isArchive(Buffer.from('{"not":"a tar"}'))).toBe(false);
+    expect(isArchive(Buffer.alloc(0))).toBe(false);
+  });
+
+  it('reads the tagged images the engine reports loaded, not untagged ids', () => {
+    expect(loadedReferences('Loaded image: a/b:1\nLoaded image ID: sha256:abc\nLoaded image: c:latest\n')).toEqual(['a/b:1', 'c:latest']);
   });
 });

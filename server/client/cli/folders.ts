@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import * as tus from 'tus-js-client';
 import type { BerthClient } from '../client';
 import { configPath, loadSaved, signedClient, UsageError } from './credentials';
+import { followTask } from './tasks';
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
 const DEFAULT_CHUNK = 8 * 1024 * 1024;
@@ -267,26 +268,6 @@ async function clone(args: string[]): Promise<unknown> {
   if (!name || !target) throw new UsageError('folder clone needs NAME and TARGET');
   const client = signedClient();
   const created = await client.call('POST', `${folderPath(name)}/clone`, { body: { target_name: target, cloneable: values.cloneable } });
-  const res = await client.open('GET', '/events/background-task', { query: { task_id: created.bgtask_id } });
-  if (res.statusCode !== 200) throw new Error(`following the clone failed (${res.statusCode})`);
-  let buffer = '';
-  for await (const chunk of res) {
-    buffer += chunk.toString();
-    let split: number;
-    while ((split = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, split);
-      buffer = buffer.slice(split + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? '{}');
-      if (event === 'bgtask_updated') process.stderr.write(`cloned ${data.current_progress ?? 0} / ${data.total_progress ?? '?'} entries\n`);
-      else if (event === 'bgtask_done') {
-        res.destroy();
-        return { ...created, status: 'done' };
-      } else if (event?.startsWith('bgtask_')) {
-        res.destroy();
-        throw new Error(`the clone ${event.slice(7)}: ${data.message ?? ''}`);
-      }
-    }
-  }
-  throw new Error('the server closed the event stream before the clone finished');
+  await followTask(client, created.bgtask_id, { name: 'clone', verb: 'cloned', unit: 'entries' });
+  return { ...created, status: 'done' };
 }

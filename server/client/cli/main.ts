@@ -7,6 +7,7 @@ import { login, logout, version, whoami } from './account';
 import { config } from './config';
 import { events, session } from './sessions';
 import { folder } from './folders';
+import { image } from './images';
 import { service } from './services';
 import { backup, restore } from './backup';
 import { appForward, ssh } from './apps';
@@ -45,6 +46,9 @@ const USAGE = `Usage: berth <command> [options]
   folder accept INV_ID             accept an invitation
   folder clone NAME TARGET [--cloneable]   copy a cloneable folder, waits until done
   folder delete NAME               move a folder to the trash
+  image load FOLDER PATH [--agent ID]...
+                                   load a docker save archive uploaded to a folder onto the Docker engines
+                                   (superadmin), waits until done
   service create NAME --model FOLDER [--mount /home/work/model] [--replicas N] [--image python]
                       [--startup-command CMD] [--definition-path FILE] [--public] [--cpu N] [--mem SIZE] [--env K=V]...
   service list | info ID | errors ID | clear-errors ID | delete ID
@@ -82,6 +86,8 @@ async function run(argv: string[]): Promise<unknown> {
       return ssh(rest);
     case 'folder':
       return folder(rest);
+    case 'image':
+      return image(rest);
     case 'service':
       return service(rest);
     case 'backup':
