@@ -1,5 +1,5 @@
 // Builds what `npm start` runs: the manager core and CLI bundled by esbuild into dist/, the dashboard by Next.
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +63,8 @@ export async function buildServer() {
     sourcemap: true,
     logLevel: 'warning',
   });
+  // esbuild's service process would otherwise live as long as Berth (~50 MB for nothing).
+  await stop();
 }
 
 export function buildDashboard() {
