@@ -1,6 +1,7 @@
 /** `npm start`: runs Berth on its embedded defaults, prints the readiness line, stops cleanly on SIGTERM. */
 import { readSettings } from './config/env';
 import { startBerth, type Role } from './start';
+import { releaseStartupMemory } from './util/release-startup-memory';
 
 async function main(): Promise<void> {
   const settings = readSettings();
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
+  releaseStartupMemory();
   console.log(`Berth ready: dashboard ${berth.webUrl ?? '(off)'}, API ${berth.managerUrl}, apps ${berth.appsUrl ?? '(off)'}`);
   let stopping = false;
   const stop = async (signal: string) => {
