@@ -130,7 +130,8 @@ describe('sshd in every session', () => {
       expect(forward.output()).toContain(`ssh -p ${forward.port} -i ${key} work@127.0.0.1`);
       const printed = /^ {2}(ssh -p .*)$/m.exec(forward.output())![1].split(' ');
       expect((await collect(spawn(printed[0], [...printed.slice(1, -1), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', printed.at(-1)!, 'echo', 'printed-works']))).stdout.trim()).toBe('printed-works');
-      expect((await ssh(forward.port, key, ['python3', '-c', '"print(6*7)"'])).stdout.trim()).toBe('42');
+      const answer = await ssh(forward.port, key, ['python3', '-c', '"print(6*7)"']);
+      expect(answer.stdout.trim(), answer.stderr).toBe('42');
       // The user's own /auth/ssh-keypair key is authorized too.
       expect((await ssh(forward.port, path.join(home, 'alice', 'own.key'), ['whoami'])).stdout.trim()).toBe('work');
 
