@@ -5,6 +5,7 @@
  */
 import { useState, type ReactNode } from 'react';
 import NextLink from 'next/link';
+import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
@@ -25,13 +26,13 @@ import { CodeConsole } from './CodeConsole';
 import { ProblemAlert, StatusChip, useDelayed } from './common';
 import { formatDateTime, formatSlots, FINISHED_STATUSES, queueWords, type SessionInfo } from './model';
 import { SessionApps } from './SessionApps';
-import { RenameDialog } from './SessionDialogs';
+import { CommitDialog, RenameDialog } from './SessionDialogs';
 import { SessionFiles } from './SessionFiles';
 import { FactRow } from '@/components/admin/ui/FactRow';
 import { SessionLogs } from './SessionLogs';
 import { SessionSsh } from './SessionSsh';
 import { SessionTerminals } from './SessionTerminals';
-import { isUsable, renameSession, restartSession, terminateSession, useSession } from './useSessions';
+import { commitSession, isUsable, renameSession, restartSession, terminateSession, useSession } from './useSessions';
 import { IdleTimeLeft, LifetimeLeft } from './TimeLeft';
 
 type TabName = 'terminal' | 'console' | 'files' | 'logs';
@@ -96,7 +97,8 @@ export function SessionView({ id }: { id: string }) {
   const { data: info, error, mutate } = useSession(id);
   const showSkeleton = useDelayed(!info && !error);
   const [tab, setTab] = useState<TabName>('terminal');
-  const [dialog, setDialog] = useState<'terminate' | 'restart' | 'rename' | null>(null);
+  const [dialog, setDialog] = useState<'terminate' | 'restart' | 'rename' | 'commit' | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   // Bumped by a restart: the kernels are new, so the terminals open new shells.
   const [restarts, setRestarts] = useState(0);
   const usable = isUsable(info);
@@ -145,6 +147,9 @@ export function SessionView({ id }: { id: string }) {
         </Stack>
         {!finished && (
           <Stack direction="row" spacing={1}>
+            <Button onClick={() => setDialog('commit')} disabled={info.status !== 'RUNNING'}>
+              Save as image
+            </Button>
             <Button startIcon={<RestartIcon />} onClick={() => setDialog('restart')} disabled={!usable}>
               Restart
             </Button>
@@ -155,6 +160,11 @@ export function SessionView({ id }: { id: string }) {
         )}
       </Stack>
 
+      {saved && (
+        <Alert severity="success" onClose={() => setSaved(null)} data-testid="commit-saved">
+          Saved as <strong>{saved}</strong>: launch it from the launcher, under “Your images”.
+        </Alert>
+      )}
       {info.statusInfo && (info.status === 'ERROR' || finished || info.status === 'PENDING') && (
         <Typography variant="body2" color={info.status === 'ERROR' ? 'error' : 'text.secondary'} data-testid="status-info">
           {info.status === 'PENDING' ? 'Waiting: ' : 'Reason: '}
@@ -235,6 +245,11 @@ export function SessionView({ id }: { id: string }) {
       >
         <DialogContentText>Running programs end and the terminals start new shells; files in /home/work are kept.</DialogContentText>
       </ConfirmDialog>
+      <CommitDialog
+        open={dialog === 'commit'}
+        onCommit={async (tag) => setSaved(await commitSession(info.sessionId, tag))}
+        onClose={() => setDialog(null)}
+      />
       <RenameDialog
         open={dialog === 'rename'}
         current={info.sessionName}

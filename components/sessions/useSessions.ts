@@ -103,6 +103,21 @@ export function renameSession(id: string, name: string): Promise<unknown> {
   return managerSend('POST', `${sessionPath(id)}/rename`, { name });
 }
 
+/**
+ * Saves the session's /home/work as an image of the user's own (`tag` names it) and waits until the manager has
+ * written it (the copy runs in the background); answers the new image's name. A commit that ended without an image
+ * is an error, not a success.
+ */
+export async function commitSession(id: string, tag: string): Promise<string> {
+  const mine = () => graphql<{ customized_images: { name: string }[] }>('{ customized_images { name } }').then((d) => d.customized_images.map((i) => i.name));
+  const before = new Set(await mine());
+  await managerSend('POST', `${sessionPath(id)}/commit`, tag ? { filename: tag } : {});
+  while ((await managerFetch<{ status: 'ready' | 'ongoing' }>(`${sessionPath(id)}/commit`)).status === 'ongoing') await new Promise((r) => setTimeout(r, 1000));
+  const made = (await mine()).find((name) => !before.has(name));
+  if (!made) throw new ManagerError(500, { title: 'The image was not saved', detail: 'The commit ended without an image; the session’s logs may say why.' });
+  return made;
+}
+
 export function useSessionApps(id: string, enabled: boolean) {
   return useManager<ServicePort[]>(enabled ? `/stream/session/${encodeURIComponent(id)}/apps` : null, { revalidateOnFocus: false });
 }
