@@ -31,16 +31,36 @@ function bareBwrap() {
   return times;
 }
 
+/**
+ * Where a start's time goes, from the session's own status_history (each status entered, with its time): the
+ * request until the session's row exists (admission), then each status until RUNNING, then RUNNING until the
+ * answer arrived (persist and answer). Same machine, so the server's clock is the client's.
+ */
+async function startPhases(client, sessionId, sentAt, answeredAt) {
+  const answer = await client.call('POST', '/admin/gql', { body: { query: 'query($id: UUID!) { compute_session(id: $id) { created_at status_history } }', variables: { id: sessionId } } });
+  const s = answer.data.compute_session;
+  const history = Object.entries(JSON.parse(s.status_history)).map(([status, at]) => [status, Date.parse(at)]).sort((a, b) => a[1] - b[1]);
+  const phases = [['admission (request → PENDING row)', Date.parse(s.created_at) - sentAt]];
+  for (let i = 1; i < history.length; i++) phases.push([`${history[i - 1][0]} → ${history[i][0]}`, history[i][1] - history[i - 1][1]]);
+  phases.push(['persist and answer (RUNNING → response)', answeredAt - history.at(-1)[1]]);
+  return phases;
+}
+
 async function sessionStarts(client, image) {
   const times = [];
+  const phases = new Map();
   for (let i = 0; i < N; i++) {
     const name = `bench-${image}-${i}`;
+    const sentAt = Date.now();
     const t = performance.now();
     const res = await client.call('POST', '/session', { body: { name, image, group: 'default' } });
     times.push(performance.now() - t);
+    const answeredAt = Date.now();
     if (res.status !== 'RUNNING') throw new Error(`session ${name} is ${res.status}`);
+    for (const [phase, ms] of await startPhases(client, res.sessionId, sentAt, answeredAt)) phases.set(phase, [...(phases.get(phase) ?? []), ms]);
     await client.call('DELETE', `/session/${name}`);
   }
+  times.phases = phases;
   return times;
 }
 
@@ -94,6 +114,11 @@ try {
   console.log(`| bare bwrap ... true (baseline) | ${ms(pct(bare, 50))} | ${ms(pct(bare, 95))} |`);
   console.log(`| image shell | ${ms(pct(shell, 50))} | ${ms(pct(shell, 95))} |`);
   console.log(`| image python | ${ms(pct(python, 50))} | ${ms(pct(python, 95))} |`);
+  for (const [image, starts] of [['shell', shell], ['python', python]]) {
+    console.log(`\nWhere a start of image ${image} goes (p50 of each phase, ms; from status_history, 1 ms resolution)`);
+    console.log('| phase | p50 ms | p95 ms |\n|---|---:|---:|');
+    for (const [phase, values] of starts.phases) console.log(`| ${phase} | ${ms(pct(values, 50))} | ${ms(pct(values, 95))} |`);
+  }
   console.log(`\nExecution round trip, print(1) in query mode (${exec.length} runs): p50 ${ms(pct(exec, 50))} ms, p99 ${ms(pct(exec, 99))} ms`);
 } finally {
   client.close();
