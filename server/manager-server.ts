@@ -10,7 +10,11 @@ import { STORAGE_PREFIX, createStorageTransferHandler } from './storage/transfer
 export interface Listening {
   server: http.Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting at once; requests in flight get up to graceMs to finish (0: connections are cut now), idle
+   * keep-alive connections close right away.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function createManagerServer(app: App): http.Server {
@@ -39,9 +43,11 @@ export function listen(server: http.Server, port: number, host: string): Promise
       resolve({
         server,
         url: `http://${host}:${actual}`,
-        close: () => new Promise((done) => {
+        close: (graceMs = 0) => new Promise((done) => {
           server.close(() => done());
-          server.closeAllConnections();
+          if (graceMs <= 0) return server.closeAllConnections();
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), graceMs).unref();
         }),
       });
     });
