@@ -15,7 +15,7 @@ import { startSessionRuntime } from './sessions/runtime';
 import { startServiceScaler, stopServiceScaler } from './services/scaler';
 import { recoverInterruptedClones } from './storage/clone-recovery';
 import { startOperations } from './operations/start';
-import { ROLES, type Role } from './cluster/roles';
+import { effectiveRoles, ROLES, type Role } from './cluster/roles';
 import { closeWebSockets, DRAIN_GRACE_MS } from './cluster/drain';
 
 export type { Role } from './cluster/roles';
@@ -39,7 +39,7 @@ export interface Berth {
 }
 
 export async function startBerth(options: StartOptions): Promise<Berth> {
-  const roles = options.roles ?? [...ROLES];
+  const roles = effectiveRoles(options.roles ?? ROLES);
   const { settings } = options;
   const app = await createApp({ settings, inMemory: options.inMemory });
   const boot = await bootstrap(app);

@@ -8,6 +8,15 @@
 export const ROLES = ['manager', 'web', 'apps', 'agent', 'scheduler'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * A list naming listeners only (how BERTH_ROLES was written before the `agent` and `scheduler` roles existed)
+ * keeps both, as it always did; a list naming either of them is exact.
+ */
+export function effectiveRoles(roles: readonly Role[]): Role[] {
+  if (roles.includes('agent') || roles.includes('scheduler')) return [...roles];
+  return [...roles, 'agent', 'scheduler'];
+}
+
 /** The roles a BERTH_ROLES value names; throws on an unknown one (a typo must not silently drop a role). */
 export function parseRoles(value: string | undefined): Role[] {
   if (value === undefined || value.trim() === '') return [...ROLES];
@@ -15,5 +24,5 @@ export function parseRoles(value: string | undefined): Role[] {
   for (const role of roles) {
     if (!(ROLES as readonly string[]).includes(role)) throw new Error(`BERTH_ROLES: unknown role "${role}" (known: ${ROLES.join(', ')})`);
   }
-  return [...new Set(roles)] as Role[];
+  return effectiveRoles([...new Set(roles)] as Role[]);
 }

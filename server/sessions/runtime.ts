@@ -71,7 +71,8 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
       async start() {
         // What the last leader left (a crash, a restart) is settled before anything new launches: a launch it
         // started would otherwise read as one this leader's crash interrupted.
-        await reconcileSessions(app);
+        // A takeover while other replicas serve (not a lone restart): interrupted launches start again.
+        await reconcileSessions(app, { relaunchInterrupted: !(await app.cluster.alone()) });
         scheduler = new SessionScheduler(app, launch);
         scheduler.trigger();
       },
