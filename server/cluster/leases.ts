@@ -98,7 +98,15 @@ export class Leases {
     for (const listener of this.listeners) listener({ name: singleton.name, held });
   }
 
-  private async tick(): Promise<void> {
+  private ticking: Promise<void> | null = null;
+
+  /** One try at a time (a connection runs one query at a time). */
+  private tick(): Promise<void> {
+    this.ticking ??= this.tryLeases().finally(() => (this.ticking = null));
+    return this.ticking;
+  }
+
+  private async tryLeases(): Promise<void> {
     if (this.closed || !this.url) return;
     try {
       const client = await this.connection();
