@@ -17,10 +17,17 @@ export interface TerminationResult {
 export async function terminateSession(app: App, sessionId: string, reason: string, options: Omit<TransitionOptions, 'reason'> = {}): Promise<TerminationResult> {
   const current = await app.db.selectFrom('sessions').select('status').where('id', '=', sessionId).executeTakeFirst();
   if (!current) return { stats: null };
-  if (current.status === 'PENDING') {
+  if (current.status === 'PENDING' || current.status === 'SCHEDULED') {
+    // Conditional on the status read: a scheduling pass (of any replica) that placed the session meanwhile makes it
+    // fail, and the session is ended from what it is now; its kernels never keep slots behind a cancelled session.
+    const cancelled = await transitionSession(app, sessionId, 'CANCELLED', { reason, ...options, from: [current.status] });
+    if (!cancelled) return terminateSession(app, sessionId, reason, options);
     const kernels = await app.db.selectFrom('kernels').select('id').where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
-    for (const kernel of kernels) await transitionKernel(app, kernel.id, 'CANCELLED', { reason });
-    await transitionSession(app, sessionId, 'CANCELLED', { reason, ...options });
+    for (const kernel of kernels) {
+      await transitionKernel(app, kernel.id, 'CANCELLED', { reason });
+      if (current.status === 'SCHEDULED') await releaseKernelSlots(app, kernel.id);
+    }
+    if (current.status === 'SCHEDULED') app.triggerScheduler();
     return { stats: null };
   }
   const terminating = await transitionSession(app, sessionId, 'TERMINATING', { reason });

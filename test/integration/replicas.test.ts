@@ -200,8 +200,9 @@ describe.skipIf(!onPostgres)('three replicas on one PostgreSQL', () => {
       const rows = await db().selectFrom('sessions').select(['status', 'status_info']).where('id', 'in', ids).execute();
       statuses = JSON.stringify(rows);
       return rows.length === 4 && rows.every((r) => r.status === 'RUNNING');
-    }).catch((err) => {
-      throw new Error(`${statuses}\n${err.message}`);
+    }).catch(async (err) => {
+      const holding = await db().selectFrom('kernels').select(['session_id', 'status', 'occupied_slots', 'agent_id']).where('status', 'not in', ['TERMINATED', 'CANCELLED']).execute();
+      throw new Error(`${statuses}\nholding: ${JSON.stringify(holding)}\n${err.message}`);
     });
     console.log(`scheduler takeover after SIGKILL of replica ${leader.name}: ${takeoverMs} ms (upper bound: the test's polling included)`);
     // The machine's slots go back for the next test.
