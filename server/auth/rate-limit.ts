@@ -68,7 +68,9 @@ export class RateLimiter implements RateLimits {
 /**
  * The window in PostgreSQL: one statement per request. INSERT … ON CONFLICT DO UPDATE locks the key's row and
  * computes the new list from its latest committed version, so concurrent requests on several replicas are counted
- * one after the other and the (limit+1)th in the window is refused exactly.
+ * one after the other and the (limit+1)th in the window is refused exactly. Only the newest limit+1 times are
+ * kept: every older one leaves the window before them, so the verdict is the same as with the whole list, and a
+ * flood of refused requests cannot grow the row.
  */
 export class SharedRateLimiter implements RateLimits {
   constructor(private readonly db: Db, private readonly windowMs = RATE_LIMIT_WINDOW_S * 1000) {}
@@ -79,7 +81,9 @@ export class SharedRateLimiter implements RateLimits {
     const { rows } = await sql<{ count: number; oldest: string }>`
       insert into rate_limit_windows as w (access_key, hits) values (${accessKey}, array[${now}::bigint])
       on conflict (access_key) do update
-        set hits = array(select h from unnest(w.hits) as h where h > ${cutoff}::bigint order by h) || ${now}::bigint
+        set hits = array(
+          select h from (select h from unnest(w.hits) as h where h > ${cutoff}::bigint order by h desc limit ${limit}::int) as newest order by h
+        ) || ${now}::bigint
       returning cardinality(hits) as count, hits[1] as oldest`.execute(this.db);
     return stateOf(limit, Number(rows[0].count), Number(rows[0].oldest), now, this.windowMs);
   }
