@@ -24,11 +24,13 @@ export interface Operations {
 export function startOperations(app: App, roles: ListenerRole[], singletons = true): Operations {
   expectRoles(app, ['manager', ...roles.filter((r) => r !== 'manager')]);
   const stopWatchingStarts = watchSessionStarts(app);
-  const culler = new IdleCuller(app, app.settings.idleCheckIntervalMs);
+  // Every replica stores the activity it sees; only the lease holder ends idle sessions.
+  const culler = new IdleCuller(app, app.settings.idleCheckIntervalMs, () => app.leases.held('idle-culler'));
+  culler.start();
   const prune = () => pruneAuditLog(app).catch((err: unknown) => app.log.warn({ err }, 'audit log pruning failed'));
   let pruning: NodeJS.Timeout | undefined;
   if (singletons) {
-    app.leases.add({ name: 'idle-culler', start: () => culler.start(), stop: () => culler.stop() });
+    app.leases.add({ name: 'idle-culler', start: () => undefined, stop: () => undefined });
     app.leases.add({
       name: 'audit-pruning',
       start() {
