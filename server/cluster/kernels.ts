@@ -14,13 +14,13 @@ export interface KernelRef {
   channel?: unknown;
 }
 
-const LIVE = ['PREPARING', 'RUNNING', 'RESTARTING', 'RUNNING_DEGRADED'];
-
-/** The agent driving the kernel, having adopted the kernel if another replica launched it; undefined if none. */
-export async function reachKernel(app: App, kernel: KernelRef & { status?: string }): Promise<Agent | undefined> {
+/**
+ * The agent driving the kernel, having adopted the kernel if another replica launched it; undefined if none.
+ * Adoption checks that the sandbox lives and its runner answers, so a kernel that is gone stays unknown.
+ */
+export async function reachKernel(app: App, kernel: KernelRef): Promise<Agent | undefined> {
   const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
   if (!agent || agent.isAlive(kernel.id) || !kernel.container_id) return agent;
-  if (kernel.status !== undefined && !LIVE.includes(kernel.status)) return agent;
   const endpoint = isKernelEndpoint(kernel.channel) ? kernel.channel : null;
   await agent.adoptKernel(kernel.id, kernel.container_id, endpoint).catch(() => false);
   return agent;

@@ -8,6 +8,7 @@ import { transitionKernel, transitionSession, type TransitionOptions } from './t
 import { releaseKernelSlots } from './release';
 import { formatKernelStat } from './kernel-stats';
 import { measureTree } from '../storage/folder-operations';
+import { reachKernel } from '../cluster/kernels';
 
 export interface TerminationResult {
   /** The last stats of the main kernel, or null. */
@@ -35,7 +36,8 @@ export async function terminateSession(app: App, sessionId: string, reason: stri
   const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
   let stats: Record<string, unknown> | null = null;
   for (const kernel of kernels) {
-    const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+    // Another replica may have launched it: adopted here first, so destroying it reaches its processes.
+    const agent = await reachKernel(app, kernel);
     if (agent && kernel.cluster_role === 'main') stats = await finalStat(agent, kernel.id);
     // A kernel that exited on its own is already TERMINATING (and announced so): once per kernel.
     if (kernel.status !== 'TERMINATING') await transitionKernel(app, kernel.id, 'TERMINATING', { reason, exitCode: options.exitCode ?? kernel.exit_code });

@@ -6,7 +6,7 @@
  * caches are shared. PostgreSQL only: on PGlite there is one process by construction.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -73,6 +73,24 @@ async function leaderPid(singleton: string): Promise<number | null> {
       and l.objid = (hashtext(${singleton})::bigint & 4294967295)::oid`.execute(db());
   const match = rows[0]?.app.match(/pid=(\d+)/);
   return match ? Number(match[1]) : null;
+}
+
+/** Kernel ids with a live process naming their directory in this data directory (found apart from the code under test). */
+function sandboxKernels(): Set<string> {
+  const prefix = path.join(dataDir, 'kernels') + '/';
+  const found = new Set<string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const arg = cmdline.split('\0').find((a) => a.startsWith(prefix));
+    if (arg) found.add(arg.slice(prefix.length).split('/')[0]);
+  }
+  return found;
 }
 
 async function newUser(options: { rateLimit?: number; policy?: string } = {}) {
@@ -205,8 +223,13 @@ describe.skipIf(!onPostgres)('three replicas on one PostgreSQL', () => {
       throw new Error(`${statuses}\nholding: ${JSON.stringify(holding)}\n${err.message}`);
     });
     console.log(`scheduler takeover after SIGKILL of replica ${leader.name}: ${takeoverMs} ms (upper bound: the test's polling included)`);
-    // The machine's slots go back for the next test.
-    await Promise.all(ids.map((id) => client.call('DELETE', `/session/${id}`)));
+    // Ended through a replica that did not launch them (the new leader did): their sandboxes still go.
+    const kernels = (await db().selectFrom('kernels').select('id').where('session_id', 'in', ids).execute()).map((k) => k.id);
+    expect(kernels.every((k) => sandboxKernels().has(k))).toBe(true);
+    const ender = dave.client(alive().find((r) => r.proc.child.pid !== after)!);
+    await Promise.all(ids.map((id) => ender.call('DELETE', `/session/${id}`)));
+    ender.close();
+    await waitFor('the burst sandboxes gone', async () => kernels.every((k) => !sandboxKernels().has(k)));
     client.close();
   }, 60_000);
 
