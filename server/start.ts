@@ -51,9 +51,10 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
   const sessions = await startSessionRuntime(app, agentId, { agent: roles.includes('agent'), singletons });
   if (singletons) app.leases.add({ name: 'service-scaler', start: () => startServiceScaler(app, settings.serviceScaleIntervalMs), stop: () => stopServiceScaler(app) });
   const operations = startOperations(app, roles.filter((r) => r === 'manager' || r === 'web' || r === 'apps'), singletons);
-  app.leases.start();
-  // On PGlite every singleton started in add(): wait for its first run (reconciliation) before taking requests.
-  if (!app.cluster.shared) await app.leases.settled();
+  // What this replica leads from the start (everything on PGlite) has run its first start (reconciliation of
+  // what the last run left) before any request.
+  await app.leases.start();
+  await app.leases.settled();
 
   const listeners: Listening[] = [];
   const manager = await listen(createManagerServer(app), settings.managerPort, settings.host);

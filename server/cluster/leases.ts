@@ -59,12 +59,15 @@ export class Leases {
     this.listeners.push(listener);
   }
 
-  /** Starts competing for the leases (a no-op on PGlite, where add() already started them). */
-  start(): void {
+  /**
+   * Starts competing for the leases (on PGlite add() already started them); resolves after the first try, so a
+   * replica that wins at start runs its singletons' first start (reconciliation) before it takes requests.
+   */
+  async start(): Promise<void> {
     if (!this.url || this.timer) return;
     this.timer = setInterval(() => void this.tick(), TRY_EVERY_MS);
     this.timer.unref();
-    void this.tick();
+    await this.tick();
   }
 
   /** Waits for the singletons started so far (their first start, e.g. reconciliation, is done). */
