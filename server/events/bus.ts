@@ -48,7 +48,14 @@ export class EventBus {
   }
 
   publishSession(event: SessionEvent): void {
+    this.emitter.emit('session:here', event);
     this.cluster.publish('session', event);
+  }
+
+  /** Only the events this process raised (per-process figures such as metrics, which replicas must not repeat). */
+  onLocalSession(listener: (event: SessionEvent) => void): () => void {
+    this.emitter.on('session:here', listener);
+    return () => this.emitter.off('session:here', listener);
   }
 
   onSession(listener: (event: SessionEvent) => void): () => void {
