@@ -44,10 +44,18 @@ export function listen(server: http.Server, port: number, host: string): Promise
         server,
         url: `http://${host}:${actual}`,
         close: (graceMs = 0) => new Promise((done) => {
-          server.close(() => done());
-          if (graceMs <= 0) return server.closeAllConnections();
-          server.closeIdleConnections();
-          setTimeout(() => server.closeAllConnections(), graceMs).unref();
+          if (graceMs <= 0) {
+            server.close(() => done());
+            return server.closeAllConnections();
+          }
+          // Keep-alive connections go as soon as their request in flight is answered (closed while idle).
+          const idle = setInterval(() => server.closeIdleConnections(), 50);
+          const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+          server.close(() => {
+            clearInterval(idle);
+            clearTimeout(cut);
+            done();
+          });
         }),
       });
     });

@@ -265,14 +265,20 @@ describe.skipIf(!onPostgres)('three replicas on one PostgreSQL', () => {
     client.close();
   });
 
-  it('drains on SIGTERM: WebSocket clients are told to reconnect (1012) and the process exits', async () => {
+  it('drains on SIGTERM: a request in flight finishes, WebSocket clients are told to reconnect (1012), the process exits', async () => {
     const [x, y] = alive();
     await y.admin.call('POST', '/session', { body: { name: 'drained', image: 'python' } });
     const term = await connectStream(x.url, ADMIN, '/stream/session/drained/pty');
+    // A create that waits for its session to start is in flight on x (its row exists) when x is told to stop.
+    const inFlight = x.admin.request('POST', '/session', { body: { name: 'in-flight', image: 'shell' } });
+    await waitFor('the in-flight create to reach x', () => db().selectFrom('sessions').select('id').where('name', '=', 'in-flight').executeTakeFirst());
     const exited = stopProcess(x.proc.child, 'SIGTERM');
     const closed = await Promise.race([term.closed, new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
     expect(closed?.code, x.proc.output().slice(-3000)).toBe(1012);
     expect(await exited, x.proc.output().slice(-3000)).toBe(0);
+    const answered = await inFlight;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body.toString()).status).toBe('RUNNING');
     // The session lives on, served by the replica left.
     const ran = await y.admin.call('POST', '/session/drained', { body: { mode: 'query', runId: null, code: 'print("still-here")' } });
     expect(JSON.stringify(ran.result.console)).toContain('still-here');
