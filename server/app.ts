@@ -7,10 +7,12 @@ import { openDatabase, type Db } from './db';
 import type { BerthSettings } from './config/env';
 import { ConfigStore } from './config/store';
 import { KeypairCache } from './auth/keypair-cache';
-import { RateLimiter } from './auth/rate-limit';
+import { RateLimiter, SharedRateLimiter, type RateLimits } from './auth/rate-limit';
 import { ManagerState } from './manager/state';
 import { EventBus } from './events/bus';
 import type { Agent } from './agents/agent';
+import { LocalCluster, PgCluster, type Cluster } from './cluster/notify';
+import { Leases } from './cluster/leases';
 
 export interface App {
   settings: BerthSettings;
@@ -19,9 +21,13 @@ export interface App {
   log: Logger;
   config: ConfigStore;
   keypairs: KeypairCache;
-  rateLimiter: RateLimiter;
+  rateLimiter: RateLimits;
   manager: ManagerState;
   events: EventBus;
+  /** The other replicas on the same PostgreSQL (cluster/notify); in process on PGlite. */
+  cluster: Cluster;
+  /** The singletons' leader election (cluster/leases); everything runs here on PGlite. */
+  leases: Leases;
   /** Agents this manager drives, by agent id (the local one, and remote backends later). */
   agents: Map<string, Agent>;
   /** Where clients reach the app proxy (set once it listens, or from BERTH_APP_PROXY_URL). */
@@ -50,7 +56,10 @@ export async function createApp({ settings, inMemory, log }: CreateAppOptions): 
     url: settings.databaseUrl,
     dataDir: inMemory ? undefined : `${settings.dataDir}/db`,
   });
-  const config = new ConfigStore(opened.db);
+  const shared = opened.kind === 'postgres' && settings.databaseUrl;
+  const cluster = shared ? await PgCluster.open(opened.db, settings.databaseUrl!, logger) : new LocalCluster();
+  const leases = new Leases(shared ? settings.databaseUrl! : null, logger);
+  const config = new ConfigStore(opened.db, cluster);
   const manager = new ManagerState(config);
   await manager.load();
   return {
@@ -59,13 +68,19 @@ export async function createApp({ settings, inMemory, log }: CreateAppOptions): 
     dbKind: opened.kind,
     log: logger,
     config,
-    keypairs: new KeypairCache(opened.db),
-    rateLimiter: new RateLimiter(),
+    keypairs: new KeypairCache(opened.db, cluster),
+    rateLimiter: shared ? new SharedRateLimiter(opened.db) : new RateLimiter(),
     manager,
-    events: new EventBus(),
+    events: new EventBus(cluster),
+    cluster,
+    leases,
     agents: new Map(),
     appProxyUrl: settings.appProxyUrl ?? null,
     triggerScheduler: () => undefined,
-    close: opened.close,
+    async close() {
+      await leases.close();
+      await cluster.close();
+      await opened.close();
+    },
   };
 }

@@ -1,11 +1,16 @@
-/** `npm start`: runs Berth on its embedded defaults, prints the readiness line, stops cleanly on SIGTERM. */
+/**
+ * `npm start`: runs Berth on its embedded defaults, prints the readiness line. SIGTERM drains (a rolling restart:
+ * WebSockets told to reconnect, requests in flight finish within DRAIN_GRACE_MS); SIGINT stops at once.
+ */
 import { readSettings } from './config/env';
-import { startBerth, type Role } from './start';
+import { startBerth } from './start';
+import { parseRoles } from './cluster/roles';
+import { DRAIN_GRACE_MS } from './cluster/drain';
 import { releaseStartupMemory } from './util/release-startup-memory';
 
 async function main(): Promise<void> {
   const settings = readSettings();
-  const roles = process.env.BERTH_ROLES ? (process.env.BERTH_ROLES.split(',') as Role[]) : undefined;
+  const roles = parseRoles(process.env.BERTH_ROLES);
   const berth = await startBerth({ settings, roles });
   const creds = berth.bootstrap.credentials;
   if (creds) {
@@ -25,15 +30,17 @@ async function main(): Promise<void> {
   releaseStartupMemory();
   console.log(`Berth ready: dashboard ${berth.webUrl ?? '(off)'}, API ${berth.managerUrl}, apps ${berth.appsUrl ?? '(off)'}`);
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, graceMs: number) => {
     if (stopping) return;
     stopping = true;
     berth.app.log.info({ signal }, 'shutting down');
-    await berth.stop();
+    // However the drain goes, the process is gone shortly after its bound.
+    setTimeout(() => process.exit(1), graceMs + 10_000).unref();
+    await berth.stop(graceMs);
     process.exit(0);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM', DRAIN_GRACE_MS));
+  process.on('SIGINT', () => void stop('SIGINT', 0));
 }
 
 main().catch((err) => {

@@ -10,7 +10,11 @@ import { STORAGE_PREFIX, createStorageTransferHandler } from './storage/transfer
 export interface Listening {
   server: http.Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting at once; requests in flight get up to graceMs to finish (0: connections are cut now), idle
+   * keep-alive connections close right away.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function createManagerServer(app: App): http.Server {
@@ -39,9 +43,19 @@ export function listen(server: http.Server, port: number, host: string): Promise
       resolve({
         server,
         url: `http://${host}:${actual}`,
-        close: () => new Promise((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
+        close: (graceMs = 0) => new Promise((done) => {
+          if (graceMs <= 0) {
+            server.close(() => done());
+            return server.closeAllConnections();
+          }
+          // Keep-alive connections go as soon as their request in flight is answered (closed while idle).
+          const idle = setInterval(() => server.closeIdleConnections(), 50);
+          const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+          server.close(() => {
+            clearInterval(idle);
+            clearTimeout(cut);
+            done();
+          });
         }),
       });
     });

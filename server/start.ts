@@ -1,20 +1,24 @@
 /**
- * Starts Berth's listeners in one process (CONTRACT §0): the manager API, the dashboard (Next.js) and the app
- * proxy. Tests start the manager alone; BERTH_ROLES picks a subset for scale-out.
+ * Starts Berth in one process (CONTRACT §0): the manager API, the dashboard (Next.js), the app proxy, this
+ * machine's agent and the singletons. Tests start the manager alone; BERTH_ROLES picks a subset for scale-out
+ * (cluster/roles; docs/architecture.md "Scale-out"). The manager API listens in every process: it also serves
+ * /healthz and /readyz.
  */
 import type { App } from './app';
 import { createApp } from './app';
 import type { BerthSettings } from './config/env';
 import { bootstrap, type BootstrapResult } from './accounts/bootstrap';
-import { registerLocalAgent } from './agents/register-local';
+import { localAgentId, registerLocalAgent } from './agents/register-local';
 import { createManagerServer, listen, type Listening } from './manager-server';
 import { BERTH_VERSION } from './version';
 import { startSessionRuntime } from './sessions/runtime';
 import { startServiceScaler, stopServiceScaler } from './services/scaler';
 import { recoverInterruptedClones } from './storage/clone-recovery';
 import { startOperations } from './operations/start';
+import { effectiveRoles, ROLES, type Role } from './cluster/roles';
+import { closeWebSockets, DRAIN_GRACE_MS } from './cluster/drain';
 
-export type Role = 'manager' | 'web' | 'apps';
+export type { Role } from './cluster/roles';
 
 export interface StartOptions {
   settings: BerthSettings;
@@ -30,20 +34,27 @@ export interface Berth {
   managerUrl: string;
   webUrl?: string;
   appsUrl?: string;
-  stop(): Promise<void>;
+  /** graceMs: how long requests in flight may take to finish (a drain); 0 cuts them. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export async function startBerth(options: StartOptions): Promise<Berth> {
-  const roles = options.roles ?? ['manager', 'web', 'apps'];
+  const roles = effectiveRoles(options.roles ?? ROLES);
   const { settings } = options;
   const app = await createApp({ settings, inMemory: options.inMemory });
   const boot = await bootstrap(app);
-  // Before any request: clones the last run left half done must not stay `cloning` forever.
-  await recoverInterruptedClones(app);
-  const agentId = await registerLocalAgent(app, BERTH_VERSION);
-  const sessions = await startSessionRuntime(app, agentId);
-  startServiceScaler(app, settings.serviceScaleIntervalMs);
-  const operations = startOperations(app, roles);
+  const singletons = roles.includes('scheduler');
+  // Clones the last run left half done must not stay `cloning` forever; with other replicas running they may be
+  // theirs, in progress, so only a replica that starts alone recovers them.
+  if (singletons && (await app.cluster.alone())) await recoverInterruptedClones(app);
+  const agentId = roles.includes('agent') ? await registerLocalAgent(app, BERTH_VERSION) : localAgentId();
+  const sessions = await startSessionRuntime(app, agentId, { agent: roles.includes('agent'), singletons });
+  if (singletons) app.leases.add({ name: 'service-scaler', start: () => startServiceScaler(app, settings.serviceScaleIntervalMs), stop: () => stopServiceScaler(app) });
+  const operations = startOperations(app, roles.filter((r) => r === 'manager' || r === 'web' || r === 'apps'), singletons);
+  // What this replica leads from the start (everything on PGlite) has run its first start (reconciliation of
+  // what the last run left) before any request.
+  await app.leases.start();
+  await app.leases.settled();
 
   const listeners: Listening[] = [];
   const manager = await listen(createManagerServer(app), settings.managerPort, settings.host);
@@ -72,10 +83,14 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
     managerUrl: manager.url,
     webUrl,
     appsUrl,
-    async stop() {
-      await stopServiceScaler(app);
+    async stop(graceMs = 0) {
+      // A drain: WebSocket clients are told to reconnect (elsewhere), SSE streams end, listeners stop accepting
+      // and give requests in flight up to graceMs.
+      closeWebSockets(app);
       app.events.close();
-      for (const l of listeners.reverse()) await l.close();
+      await Promise.all(listeners.reverse().map((l) => l.close(Math.min(graceMs, DRAIN_GRACE_MS))));
+      await app.leases.close();
+      await stopServiceScaler(app);
       await operations.stop();
       await sessions.stop();
       await app.close();

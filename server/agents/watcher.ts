@@ -42,12 +42,22 @@ export class AgentService {
     await this.app.db.updateTable('agents').set({ status: 'TERMINATED', status_changed: new Date() }).where('id', '=', this.agentId).execute();
   }
 
+  /** Stops heartbeating without marking the agent TERMINATED: another replica on this machine may serve it on. */
+  async halt(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.startedAt = null;
+  }
+
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
   }
 
-  /** One heartbeat, and the sweep that marks silent agents LOST. */
+  /**
+   * One heartbeat, and the sweep that marks silent agents LOST (idempotent, so every replica with the agent role
+   * may run it: no lease needed, and no agent goes unwatched while any replica runs).
+   */
   async beat(): Promise<void> {
     const now = new Date();
     try {

@@ -12,6 +12,7 @@ import { mainKernel } from '../sessions/execute';
 import { allocatePort, waitForPort } from './ports';
 import { THIS_MACHINE } from './app-hosts';
 import { sessionApps } from './session-apps';
+import { reachKernel } from '../cluster/kernels';
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -128,8 +129,8 @@ async function recordHostPort(app: App, kernelId: string, definition: ServicePor
 /** Stops the app and forgets its route and tokens. */
 export async function shutdownApp(app: App, session: Session, appName: string): Promise<void> {
   const route = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
-  const kernel = await app.db.selectFrom('kernels').select(['id', 'agent_id']).where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
-  const agent = kernel?.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+  const kernel = await app.db.selectFrom('kernels').select(['id', 'agent_id', 'container_id', 'channel']).where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
+  const agent = kernel ? await reachKernel(app, kernel) : undefined;
   const stopped = agent && kernel && agent.isAlive(kernel.id) ? await agent.stopApp(kernel.id, appName) : false;
   if (!route && !stopped) throw notFound('No such app service.', `No app named "${appName}" runs in this session.`);
   if (route) await app.db.deleteFrom('app_routes').where('id', '=', route.id).execute();

@@ -4,13 +4,17 @@
  */
 import type { Db } from '../db';
 import type { Principal, UserRole } from './principal';
+import { LocalCluster, type Cluster } from '../cluster/notify';
 
 const TTL_MS = 5_000;
 
 export class KeypairCache {
   private readonly entries = new Map<string, { principal: Principal | null; expires: number }>();
 
-  constructor(private readonly db: Db) {}
+  /** Invalidations are announced to every replica (cluster signal `keypairs`). */
+  constructor(private readonly db: Db, private readonly cluster: Cluster = new LocalCluster()) {
+    cluster.onSignal('keypairs', (accessKey) => this.drop(typeof accessKey === 'string' ? accessKey : undefined));
+  }
 
   /** The cached answer when it is fresh (no promise, no tick: the hot path of every signed request). */
   peek(accessKey: string): Principal | null | undefined {
@@ -30,6 +34,11 @@ export class KeypairCache {
   }
 
   invalidate(accessKey?: string): void {
+    this.cluster.signal('keypairs', accessKey ?? null);
+    this.drop(accessKey);
+  }
+
+  private drop(accessKey?: string): void {
     if (accessKey) this.entries.delete(accessKey);
     else this.entries.clear();
   }

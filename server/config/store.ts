@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db';
+import { LocalCluster, type Cluster } from '../cluster/notify';
 
 export type ConfigTree = { [key: string]: string | ConfigTree };
 
@@ -13,7 +14,22 @@ function likePrefix(prefix: string): string {
 }
 
 export class ConfigStore {
-  constructor(private readonly db: Db) {}
+  private readonly listeners: ((key: string) => void)[] = [];
+
+  /** Writes are announced to every replica (cluster signal `config`), so what mirrors a key reloads it. */
+  constructor(private readonly db: Db, private readonly cluster: Cluster = new LocalCluster()) {
+    cluster.onSignal('config', (key) => this.changed(String(key), false));
+  }
+
+  /** Called with the key (or prefix) written here or on another replica. */
+  onChange(listener: (key: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(key: string, here = true): void {
+    if (here) this.cluster.signal('config', key);
+    for (const listener of this.listeners) listener(key);
+  }
 
   async get(key: string): Promise<string | null> {
     const row = await this.db.selectFrom('config_kv').select('value').where('key', '=', key).executeTakeFirst();
@@ -51,6 +67,7 @@ export class ConfigStore {
       .values({ key, value })
       .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
       .execute();
+    this.changed(key);
   }
 
   /** Writes a nested object as flattened keys under `key`. */
@@ -73,13 +90,16 @@ export class ConfigStore {
           .execute();
       }
     });
+    this.changed(key);
   }
 
   async delete(key: string): Promise<void> {
     await this.db.deleteFrom('config_kv').where('key', '=', key).execute();
+    this.changed(key);
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     await this.db.deleteFrom('config_kv').where(sql<boolean>`key like ${likePrefix(prefix)} escape '\\'`).execute();
+    this.changed(prefix);
   }
 }

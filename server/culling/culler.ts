@@ -4,7 +4,9 @@
  * last pass in one update; and ends the sessions past a limit with `idle-timeout` or `session-lifetime` through
  * the one termination path (events and all). A pass costs O(running sessions), whatever the traffic.
  *
- * Each manager culls the sessions of the agents it drives, so replicas never reach for each other's kernels.
+ * Each manager culls the sessions of the agents it drives, so replicas never reach for each other's kernels. Every
+ * replica stores the activity it saw; with several replicas only the holder of the `idle-culler` lease ends
+ * sessions (`mayEnd`), so one verdict is taken once, from everyone's stored activity.
  */
 import { sql } from 'kysely';
 import type { App } from '../app';
@@ -29,7 +31,7 @@ export class IdleCuller {
   /** What each session's last_activity holds, as far as this process wrote or read it. */
   private readonly stored = new Map<string, number>();
 
-  constructor(private readonly app: App, private readonly intervalMs: number) {}
+  constructor(private readonly app: App, private readonly intervalMs: number, private readonly mayEnd: () => boolean = () => true) {}
 
   start(): void {
     this.timer = setInterval(() => {
@@ -69,7 +71,7 @@ export class IdleCuller {
       if (here > inDb && here > (this.stored.get(row.id) ?? 0)) updates.push({ id: row.id, at: here });
       const clock = { type: row.session_type, status: row.status, createdAt: row.created_at, runningSince: runningSince(row.status_history), lastActivity: Math.max(inDb, here) };
       const { expired } = idleVerdict(clock, row, now);
-      if (expired && !this.ending.has(row.id)) culled.push({ sessionId: row.id, reason: expired });
+      if (expired && this.mayEnd() && !this.ending.has(row.id)) culled.push({ sessionId: row.id, reason: expired });
     }
     await this.store(updates);
     const checked = new Set(rows.map((r) => r.id));

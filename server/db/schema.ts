@@ -9,6 +9,7 @@ import type {
   AppTokenTable,
   AuditLogTable,
   BackgroundTaskTable,
+  ClusterEventTable,
   ConfigTable,
   ContainerRegistryTable,
   DomainTable,
@@ -23,6 +24,7 @@ import type {
   KeypairTable,
   OidcIdentityTable,
   ProjectResourcePolicyTable,
+  RateLimitWindowTable,
   QuotaScopeTable,
   ResourcePresetTable,
   RoutingTable,
@@ -74,6 +76,8 @@ export interface Database {
   vfolder_invitations: VFolderInvitationTable;
   quota_scopes: QuotaScopeTable;
   audit_log: AuditLogTable;
+  cluster_events: ClusterEventTable;
+  rate_limit_windows: RateLimitWindowTable;
 }
 
 export type User = Selectable<UserTable>;

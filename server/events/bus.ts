@@ -1,8 +1,10 @@
 /**
- * The in-process event bus: session and kernel lifecycle events (CONTRACT §10.1) and background-task progress
- * (§10.2). Every event is published after the state it announces is persisted. SSE streams subscribe here.
+ * The event bus: session and kernel lifecycle events (CONTRACT §10.1) and background-task progress (§10.2).
+ * Every event is published after the state it announces is persisted. SSE streams subscribe here. Events travel
+ * through the cluster (cluster/notify): delivered here at once, and once on every other replica.
  */
 import { EventEmitter } from 'node:events';
+import { LocalCluster, type Cluster } from '../cluster/notify';
 
 export interface SessionEventPayload {
   sessionId: string;
@@ -32,12 +34,28 @@ export interface BackgroundTaskEvent {
 export class EventBus {
   private readonly emitter = new EventEmitter();
 
-  constructor() {
+  constructor(private readonly cluster: Cluster = new LocalCluster()) {
     this.emitter.setMaxListeners(0);
+    cluster.onEvent((kind, body) => this.deliver(kind, body));
+  }
+
+  private deliver(kind: string, body: unknown): void {
+    if (kind === 'session') this.emitter.emit('session', body);
+    else if (kind === 'status') {
+      const { sessionId, status } = body as { sessionId: string; status: string };
+      this.emitter.emit(`status:${sessionId}`, status);
+    } else if (kind === 'task') this.emitter.emit(`task:${(body as BackgroundTaskEvent).taskId}`, body);
   }
 
   publishSession(event: SessionEvent): void {
-    this.emitter.emit('session', event);
+    this.emitter.emit('session:here', event);
+    this.cluster.publish('session', event);
+  }
+
+  /** Only the events this process raised (per-process figures such as metrics, which replicas must not repeat). */
+  onLocalSession(listener: (event: SessionEvent) => void): () => void {
+    this.emitter.on('session:here', listener);
+    return () => this.emitter.off('session:here', listener);
   }
 
   onSession(listener: (event: SessionEvent) => void): () => void {
@@ -47,7 +65,7 @@ export class EventBus {
 
   /** Internal: every status a session enters (waiters of POST /session listen here). */
   publishStatus(sessionId: string, status: string): void {
-    this.emitter.emit(`status:${sessionId}`, status);
+    this.cluster.publish('status', { sessionId, status });
   }
 
   onStatus(sessionId: string, listener: (status: string) => void): () => void {
@@ -56,7 +74,7 @@ export class EventBus {
   }
 
   publishTask(event: BackgroundTaskEvent): void {
-    this.emitter.emit(`task:${event.taskId}`, event);
+    this.cluster.publish('task', event);
   }
 
   onTask(taskId: string, listener: (event: BackgroundTaskEvent) => void): () => void {
@@ -64,7 +82,7 @@ export class EventBus {
     return () => this.emitter.off(`task:${taskId}`, listener);
   }
 
-  /** Announces shutdown to every open stream. */
+  /** Announces this process's shutdown to its open streams (local: the other replicas keep theirs). */
   close(): void {
     this.emitter.emit('close');
   }

@@ -122,18 +122,24 @@ export function admit(
   if (signed && !req.headers.authorization) throw new Problem('auth-failed', 'Authorization header is missing.');
   const admitBody = (rawBody: Buffer): Admission | Promise<Admission> => {
     const clientIp = clientAddress(req);
-    const pass = (principal: Principal | null): Admission => {
+    const pass = (principal: Principal | null): Admission | Promise<Admission> => {
       if (seen) seen.principal = principal;
-      if (principal) {
-        const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
-        setRateLimitHeaders(headers, limit);
-        if (limit.exceeded) {
-          throw new Problem('rate-limit-exceeded', 'Too many requests in the last 15 minutes.', undefined, {
-            headers: { 'Retry-After': String(limit.reset) },
-          });
-        }
-        checkPrivilege(route.privilege, principal);
+      if (!principal) return admitted(null);
+      // In memory (one process) the answer is immediate; shared across replicas it is one statement.
+      const limit = app.rateLimiter.hit(principal.accessKey, principal.rateLimit);
+      return limit instanceof Promise ? limit.then((l) => limited(principal, l)) : limited(principal, limit);
+    };
+    const limited = (principal: Principal, limit: RateLimitState): Admission => {
+      setRateLimitHeaders(headers, limit);
+      if (limit.exceeded) {
+        throw new Problem('rate-limit-exceeded', 'Too many requests in the last 15 minutes.', undefined, {
+          headers: { 'Retry-After': String(limit.reset) },
+        });
       }
+      checkPrivilege(route.privilege, principal);
+      return admitted(principal);
+    };
+    const admitted = (principal: Principal | null): Admission => {
       if (route.status === 'RUNNING' && app.manager.frozen) {
         throw new Problem('server-frozen', 'The manager is frozen; only read operations are served.');
       }

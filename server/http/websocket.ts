@@ -7,6 +7,7 @@ import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { App } from '../app';
+import { trackWebSockets } from '../cluster/drain';
 import { admit, answerHeaders, toProblem } from './pipeline';
 import { Problem } from './problem';
 import type { RouteDef } from './route';
@@ -20,6 +21,7 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 export function createUpgradeHandler(app: App, routes: RouteDef[]): UpgradeHandler {
   const router = new Router(routes.filter((r) => r.websocket));
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  trackWebSockets(app, wss);
   const extraHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
   wss.on('headers', (lines, req) => {
     for (const [name, value] of Object.entries(extraHeaders.get(req) ?? {})) lines.push(`${name}: ${value}`);

@@ -18,7 +18,12 @@ export class ManagerState {
   status: ManagerStatus = 'running';
   readonly startedAt = new Date();
 
-  constructor(private readonly store: ConfigStore) {}
+  constructor(private readonly store: ConfigStore) {
+    // Another replica froze or thawed the manager (or a raw config write touched the key): follow at once.
+    store.onChange((key) => {
+      if (STATUS_KEY.startsWith(key)) void this.load().catch(() => undefined);
+    });
+  }
 
   async load(): Promise<void> {
     const status = await this.store.get(STATUS_KEY);

@@ -17,7 +17,8 @@ export async function timePass<T>(app: App, pass: string, work: () => Promise<T>
  * `session_started` event. A restart's return to RUNNING is not a start.
  */
 export function watchSessionStarts(app: App): () => void {
-  return app.events.onSession((event) => {
+  // Events this replica raised only: every replica sees every event, and each start must count once.
+  return app.events.onLocalSession((event) => {
     if (event.name !== 'session_started') return;
     const running = Date.now();
     app.db

@@ -20,15 +20,27 @@ export interface Operations {
   stop(): Promise<void>;
 }
 
-export function startOperations(app: App, roles: ListenerRole[]): Operations {
+/** singletons: whether this replica competes for the culler's and the audit pruning's leases (cluster/leases). */
+export function startOperations(app: App, roles: ListenerRole[], singletons = true): Operations {
   expectRoles(app, ['manager', ...roles.filter((r) => r !== 'manager')]);
   const stopWatchingStarts = watchSessionStarts(app);
-  const culler = new IdleCuller(app, app.settings.idleCheckIntervalMs);
+  // Every replica stores the activity it sees; only the lease holder ends idle sessions.
+  const culler = new IdleCuller(app, app.settings.idleCheckIntervalMs, () => app.leases.held('idle-culler'));
   culler.start();
   const prune = () => pruneAuditLog(app).catch((err: unknown) => app.log.warn({ err }, 'audit log pruning failed'));
-  void prune();
-  const pruning = setInterval(() => void prune(), PRUNE_EVERY_MS);
-  pruning.unref();
+  let pruning: NodeJS.Timeout | undefined;
+  if (singletons) {
+    app.leases.add({ name: 'idle-culler', start: () => undefined, stop: () => undefined });
+    app.leases.add({
+      name: 'audit-pruning',
+      start() {
+        void prune();
+        pruning = setInterval(() => void prune(), PRUNE_EVERY_MS);
+        pruning.unref();
+      },
+      stop: () => clearInterval(pruning),
+    });
+  }
   return {
     culler,
     watch: (role, server) => watchListener(app, role, server),

@@ -26,9 +26,17 @@ export interface ServiceTable {
 export class ServiceRouteTable {
   private readonly entries = new Map<string, { table: ServiceTable | null; expires: number }>();
 
-  constructor(private readonly app: App) {}
+  /** Changes are announced to every replica (cluster signal `service-routes`): the scaler runs on one of them. */
+  constructor(private readonly app: App) {
+    app.cluster.onSignal('service-routes', (endpointId) => this.drop(typeof endpointId === 'string' ? endpointId : undefined));
+  }
 
   invalidate(endpointId?: string): void {
+    this.app.cluster.signal('service-routes', endpointId ?? null);
+    this.drop(endpointId);
+  }
+
+  private drop(endpointId?: string): void {
     if (endpointId) this.entries.delete(endpointId);
     else this.entries.clear();
   }

@@ -24,15 +24,23 @@ const running = new WeakMap<App, { timer: NodeJS.Timeout; stopped: boolean; infl
 /** Asks for a scaler pass soon (coalesced with one in progress). */
 export function requestScaling(app: App, reason: string): void {
   const state = running.get(app);
-  if (!state || state.stopped) return;
+  // Not the leader (or stopping): the replica running the scaler does it.
+  if (!state || state.stopped) return app.cluster.signal('scale-services', reason);
   schedulerOf(app).trigger('scale_services', reason);
 }
 
+const registered = new WeakSet<App>();
+
+/** Starts the scaler on this replica (under the `service-scaler` lease; again after losing and regaining it). */
 export function startServiceScaler(app: App, intervalMs: number): void {
-  if (running.has(app)) return;
+  if (running.has(app) && !running.get(app)!.stopped) return;
   const state = { timer: setInterval(() => requestScaling(app, 'interval'), intervalMs), stopped: false, inflight: null as Promise<void> | null };
   state.timer.unref();
   running.set(app, state);
+  if (!registered.has(app)) {
+    registered.add(app);
+    app.cluster.onSignal('scale-services', (reason) => requestScaling(app, `${reason}`));
+  }
   schedulerOf(app).register('scale_services', async () => {
     if (state.stopped) return;
     state.inflight = scaleServices(app, () => state.stopped);

@@ -9,6 +9,7 @@ import type { Session } from '../db/schema';
 import { Problem } from '../http/problem';
 import type { RunnerConnection, RunnerEvent } from '../agents/channel/connection';
 import { holdSession, touchSession } from '../culling/activity';
+import { reachKernel } from '../cluster/kernels';
 
 export const FLUSH_MS = 2_000;
 /** CONTRACT §17: records a run buffers before its runner is made to wait for the client to collect them. */
@@ -185,7 +186,8 @@ export async function mainKernel(app: App, session: Session) {
     throw new Problem('invalid-api-params', `The session is ${session.status}, not RUNNING.`, { session: session.status });
   }
   const kernel = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
-  if (!kernel?.agent_id || !app.agents.get(kernel.agent_id)?.isAlive(kernel.id)) {
+  // Another replica may have launched it: reachKernel adopts it here first.
+  if (!kernel?.agent_id || !(await reachKernel(app, kernel))?.isAlive(kernel.id)) {
     throw new Problem('kernel-execution-failed', 'The session has no running kernel.');
   }
   // Every execution, poll and terminal starts here: it counts as using the session (server/culling/).

@@ -4,10 +4,11 @@ import type { Session } from '../db/schema';
 import { formatKernelStat } from './kernel-stats';
 import { idleChecksOf } from '../culling/checks';
 import { queuePlaces } from './scheduler/queue';
+import { reachKernel } from '../cluster/kernels';
 
 export async function sessionInfo(app: App, session: Session) {
   const main = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
-  const agent = main?.agent_id ? app.agents.get(main.agent_id) : undefined;
+  const agent = main ? await reachKernel(app, main) : undefined;
   const live = agent && main && agent.isAlive(main.id) ? agent.stats(main.id) : null;
   const lastStat = live ? formatKernelStat(live) : (main?.last_stat ?? null);
   const place = (await queuePlaces(app, [session])).get(session.id);

@@ -14,7 +14,10 @@ import { publishKernelEvent, transitionKernel, transitionSession } from './trans
 import { moveKernelToAgent, releaseKernelSlots } from './release';
 import { runBatch } from './batch';
 
-/** `resume`: a restarted manager takes over a launch the previous one began (a job may already be queued). */
+/**
+ * `resume`: a restarted manager (or a new scheduler leader) takes over a launch the previous one began (a job may
+ * already be queued; a PREPARING session's sandboxes were ended and start again).
+ */
 export async function launchSession(app: App, sessionId: string, options: { resume?: boolean } = {}): Promise<void> {
   const session = await claimLaunch(app, sessionId, options.resume ?? false);
   if (!session) return;
@@ -44,7 +47,7 @@ function claimLaunch(app: App, sessionId: string, resume: boolean): Promise<Sess
     .updateTable('sessions')
     .set({ launch_claimed_at: new Date() })
     .where('id', '=', sessionId)
-    .where('status', '=', 'SCHEDULED');
+    .where('status', 'in', resume ? ['SCHEDULED', 'PREPARING'] : ['SCHEDULED']);
   if (!resume) query = query.where('launch_claimed_at', 'is', null);
   return query.returningAll().executeTakeFirst();
 }

@@ -16,15 +16,27 @@ import { transitionKernel } from './transition';
 
 const HOLDING_A_SANDBOX = ['PREPARING', 'RUNNING', 'RESTARTING', 'RUNNING_DEGRADED', 'TERMINATING', 'ERROR'];
 
-export async function reconcileSessions(app: App): Promise<void> {
+/**
+ * `relaunchInterrupted`: this replica took the scheduler over from a leader that died while other replicas kept
+ * serving (docs/architecture.md "Scale-out"): the launches it left PREPARING start again from scratch (their
+ * half-started sandboxes are ended first with the orphans) instead of ending, so no session is lost to a takeover.
+ */
+export async function reconcileSessions(app: App, options: { relaunchInterrupted?: boolean } = {}): Promise<void> {
   const sessions = await app.db.selectFrom('sessions').selectAll().where('status', 'in', [...HOLDING_A_SANDBOX, 'SCHEDULED']).execute();
+  // Launched after the orphan sweep, so that the sweep cannot take their new sandboxes for orphans.
+  const launches: string[] = [];
   for (const session of sessions) {
     if (session.status === 'SCHEDULED') {
-      void launchSession(app, session.id, { resume: true });
+      launches.push(session.id);
+      continue;
+    }
+    const interrupted = session.status === 'PREPARING';
+    if (interrupted && options.relaunchInterrupted) {
+      app.log.info({ sessionId: session.id }, 'launching again a session whose launch the previous leader left');
+      launches.push(session.id);
       continue;
     }
     const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).execute();
-    const interrupted = session.status === 'PREPARING';
     let lost = false;
     for (const kernel of kernels) {
       const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
@@ -46,4 +58,5 @@ export async function reconcileSessions(app: App): Promise<void> {
   }
   const ended = await endOrphanSandboxes(app);
   if (ended.length) app.log.warn({ kernels: ended }, 'ended sandboxes no session accounted for');
+  for (const id of launches) void launchSession(app, id, { resume: true });
 }

@@ -18,13 +18,23 @@ import { schedulerOf } from '../manager/scheduler';
 import { AgentService, agentServices } from '../agents/watcher';
 
 export interface SessionRuntime {
-  scheduler: SessionScheduler;
+  /** The scheduler while this replica leads (always on PGlite once started). */
+  readonly scheduler: SessionScheduler | null;
   stop(): Promise<void>;
 }
 
-export async function startSessionRuntime(app: App, localAgentId: string): Promise<SessionRuntime> {
+export interface RuntimeRoles {
+  /** Register and heartbeat this machine's agent, start the Slurm and Docker backends. */
+  agent: boolean;
+  /** Compete for the scheduler's lease (cluster/leases): the leader places sessions and launches them. */
+  singletons: boolean;
+}
+
+export async function startSessionRuntime(app: App, localAgentId: string, roles: RuntimeRoles = { agent: true, singletons: true }): Promise<SessionRuntime> {
   await seedImages(app);
   const runnerPath = path.join(app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py');
+  // Every replica drives this machine's kernels (whichever replica launched them: adopted on first use), so any
+  // replica on it can serve their streams; only the `agent` role registers and heartbeats the agent.
   const agent = new LocalAgent({ id: localAgentId, dataDir: app.settings.dataDir, runnerPath, kernelUid: app.settings.kernelUid });
   app.agents.set(agent.id, agent);
   app.log.info({ agent: agent.id, limits: agent.limitsReport }, 'local agent ready');
@@ -32,35 +42,54 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
     handleKernelExit(app, exit).catch((err) => app.log.error({ err, kernelId: exit.kernelId }, 'kernel exit handling failed'));
   };
   agent.onKernelExit(onExit);
-  const slurm = app.settings.slurm ? await startSlurmBackend(app, app.settings.slurm, runnerPath, BERTH_VERSION) : null;
+  const slurm = roles.agent && app.settings.slurm ? await startSlurmBackend(app, app.settings.slurm, runnerPath, BERTH_VERSION) : null;
   slurm?.agent.onKernelExit(onExit);
-  const docker = app.settings.docker ? await startDockerBackend(app, app.settings.docker, runnerPath, BERTH_VERSION) : null;
+  const docker = roles.agent && app.settings.docker ? await startDockerBackend(app, app.settings.docker, runnerPath, BERTH_VERSION) : null;
   for (const engineAgent of docker?.agents ?? []) engineAgent.onKernelExit(onExit);
-  const scheduler = new SessionScheduler(app, (ids) => {
+  const launch = (ids: string[]) => {
     for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
-  });
-  // Operators' triggers (POST /manager/scheduler/trigger, include-agents) run real passes.
-  schedulerOf(app).register('schedule', async () => {
-    const ids = await scheduler.pass();
-    for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
-  });
+  };
+  let scheduler: SessionScheduler | null = null;
+  // Operators' triggers (POST /manager/scheduler/trigger, include-agents) run real passes, on the leader.
+  schedulerOf(app).register('schedule', async () => (scheduler ? launch(await scheduler.pass()) : app.cluster.signal('scheduler')));
   schedulerOf(app).register('prepare', async () => {
     const scheduled = await app.db.selectFrom('sessions').select('id').where('status', '=', 'SCHEDULED').execute();
     await Promise.all(scheduled.map((s) => launchSession(app, s.id)));
   });
-  const service = new AgentService(app, agent.id);
-  agentServices(app).set(agent.id, service);
-  await service.start();
-  // What survived the last run is settled before anything new launches: a launch this manager started would read
-  // as one its crash interrupted.
-  await reconcileSessions(app);
-  app.triggerScheduler = () => scheduler.trigger();
-  scheduler.trigger();
+  let service: AgentService | null = null;
+  if (roles.agent) {
+    service = new AgentService(app, agent.id);
+    agentServices(app).set(agent.id, service);
+    await service.start();
+  }
+  // A replica that is not the leader asks the leader for a pass (a session was created or ended through it).
+  app.triggerScheduler = () => (scheduler ? scheduler.trigger() : app.cluster.signal('scheduler'));
+  app.cluster.onSignal('scheduler', () => scheduler?.trigger());
+  if (roles.singletons) {
+    app.leases.add({
+      name: 'scheduler',
+      async start() {
+        // What the last leader left (a crash, a restart) is settled before anything new launches: a launch it
+        // started would otherwise read as one this leader's crash interrupted.
+        // A takeover while other replicas serve (not a lone restart): interrupted launches start again.
+        await reconcileSessions(app, { relaunchInterrupted: !(await app.cluster.alone()) });
+        scheduler = new SessionScheduler(app, launch);
+        scheduler.trigger();
+      },
+      stop() {
+        scheduler?.stop();
+        scheduler = null;
+      },
+    });
+  }
   return {
-    scheduler,
+    get scheduler() {
+      return scheduler;
+    },
     async stop() {
-      scheduler.stop();
-      for (const s of agentServices(app).values()) if (s.running) await s.stop().catch(() => undefined);
+      scheduler?.stop();
+      // With other replicas the agent may live on in one of them: leave its status to the liveness sweep.
+      for (const s of agentServices(app).values()) if (s.running) await (app.cluster.shared ? s.halt() : s.stop()).catch(() => undefined);
       await slurm?.stop();
       await docker?.stop();
       for (const a of new Set(app.agents.values())) await a.close();

@@ -8,6 +8,7 @@ import { transitionKernel, transitionSession, type TransitionOptions } from './t
 import { releaseKernelSlots } from './release';
 import { formatKernelStat } from './kernel-stats';
 import { measureTree } from '../storage/folder-operations';
+import { reachKernel } from '../cluster/kernels';
 
 export interface TerminationResult {
   /** The last stats of the main kernel, or null. */
@@ -17,10 +18,17 @@ export interface TerminationResult {
 export async function terminateSession(app: App, sessionId: string, reason: string, options: Omit<TransitionOptions, 'reason'> = {}): Promise<TerminationResult> {
   const current = await app.db.selectFrom('sessions').select('status').where('id', '=', sessionId).executeTakeFirst();
   if (!current) return { stats: null };
-  if (current.status === 'PENDING') {
+  if (current.status === 'PENDING' || current.status === 'SCHEDULED') {
+    // Conditional on the status read: a scheduling pass (of any replica) that placed the session meanwhile makes it
+    // fail, and the session is ended from what it is now; its kernels never keep slots behind a cancelled session.
+    const cancelled = await transitionSession(app, sessionId, 'CANCELLED', { reason, ...options, from: [current.status] });
+    if (!cancelled) return terminateSession(app, sessionId, reason, options);
     const kernels = await app.db.selectFrom('kernels').select('id').where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
-    for (const kernel of kernels) await transitionKernel(app, kernel.id, 'CANCELLED', { reason });
-    await transitionSession(app, sessionId, 'CANCELLED', { reason, ...options });
+    for (const kernel of kernels) {
+      await transitionKernel(app, kernel.id, 'CANCELLED', { reason });
+      if (current.status === 'SCHEDULED') await releaseKernelSlots(app, kernel.id);
+    }
+    if (current.status === 'SCHEDULED') app.triggerScheduler();
     return { stats: null };
   }
   const terminating = await transitionSession(app, sessionId, 'TERMINATING', { reason });
@@ -28,7 +36,8 @@ export async function terminateSession(app: App, sessionId: string, reason: stri
   const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).orderBy('cluster_idx').execute();
   let stats: Record<string, unknown> | null = null;
   for (const kernel of kernels) {
-    const agent = kernel.agent_id ? app.agents.get(kernel.agent_id) : undefined;
+    // Another replica may have launched it: adopted here first, so destroying it reaches its processes.
+    const agent = await reachKernel(app, kernel);
     if (agent && kernel.cluster_role === 'main') stats = await finalStat(agent, kernel.id);
     // A kernel that exited on its own is already TERMINATING (and announced so): once per kernel.
     if (kernel.status !== 'TERMINATING') await transitionKernel(app, kernel.id, 'TERMINATING', { reason, exitCode: options.exitCode ?? kernel.exit_code });

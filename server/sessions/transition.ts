@@ -33,6 +33,8 @@ export interface TransitionOptions {
   statusData?: Record<string, unknown>;
   result?: 'success' | 'failure';
   exitCode?: number | null;
+  /** Only from these statuses (a subset of those the state machine allows): the caller acted on what it read. */
+  from?: readonly string[];
 }
 
 /** The columns a status change writes on a session or a kernel: status, its time, history, reason and data. */
@@ -50,7 +52,7 @@ function statusChange(to: string, options: TransitionOptions) {
 
 /** Moves a session to `to` if its current status allows it; returns the updated row, or null when it did not. */
 export async function transitionSession(app: App, sessionId: string, to: string, options: TransitionOptions = {}): Promise<Session | null> {
-  const from = SESSION_STATUSES.filter((s) => canTransition(s, to));
+  const from = SESSION_STATUSES.filter((s) => canTransition(s, to) && (!options.from || options.from.includes(s)));
   if (!from.length) return null;
   const updated = await app.db
     .updateTable('sessions')

@@ -12,6 +12,7 @@ import * as m0009 from './0009_kernel_channel';
 import * as m0011 from './0011_oidc_identities';
 import * as m0012 from './0012_operations';
 import * as m0015 from './0015_queue';
+import * as m0016 from './0016_replicas';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0011_oidc_identities': m0011,
   '0012_operations': m0012,
   '0015_queue': m0015,
+  '0016_replicas': m0016,
 };

@@ -7,3 +7,4 @@ export * from './sessions';
 export * from './services';
 export * from './vfolders';
 export * from './operations';
+export * from './cluster-replicas';

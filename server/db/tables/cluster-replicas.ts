@@ -1,0 +1,17 @@
+/** Scale-out (docs/architecture.md "Scale-out"): the replicas' event log and the shared rate-limit window. */
+import type { Defaulted, Json, Timestamp } from './columns';
+
+export interface ClusterEventTable {
+  id: Defaulted<number>;
+  /** The replica that raised it (it delivered the event itself and skips it on the wire). */
+  origin: string;
+  kind: string;
+  body: Json<unknown>;
+  created_at: Timestamp;
+}
+
+export interface RateLimitWindowTable {
+  access_key: string;
+  /** The times of the requests counted in the last 900 s, oldest first, as epoch milliseconds. */
+  hits: number[];
+}
