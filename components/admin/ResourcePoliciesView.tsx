@@ -16,12 +16,12 @@ import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { EditIcon } from '@/components/frame/icons';
 import { formatSeconds } from '@/components/sessions/TimeLeft';
 import { graphqlMutation, revalidateGraphql, useGraphql } from '@/components/api/graphql';
-import { CheckedTextField } from './ui/CheckedTextField';
-import { FormDialog } from './ui/FormDialog';
-import { EmptyState } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { useToast } from './ui/useToast';
-import { ActionsHeaderCell, ListCardContent, RowAction } from './ui/tableParts';
+import { CheckedTextField } from '@/components/ui/CheckedTextField';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { EmptyState } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
+import { ActionsHeaderCell, ListCardContent, RowAction } from '@/components/ui/tableParts';
 
 interface Policy {
   name: string;

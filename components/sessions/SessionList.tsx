@@ -22,7 +22,7 @@ import { AddIcon, TerminalIcon } from '@/components/frame/icons';
 import { ProblemAlert, StatusChip, useDelayed, useNow } from './common';
 import { formatSlots, parseSlots, queueWords, relativeTime, type SessionSummary } from './model';
 import { useSessionList, type SessionFilter } from './useSessions';
-import { SkeletonRows } from '@/components/admin/ui/tableParts';
+import { SkeletonRows } from '@/components/ui/tableParts';
 
 function EmptyState({ filter }: { filter: SessionFilter }) {
   return (

@@ -19,10 +19,10 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { AddIcon } from '@/components/frame/icons';
 import { formatRelative } from '../format';
-import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { FormDialog } from '../ui/FormDialog';
-import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
-import { SectionCard } from '../ui/SectionCard';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { SectionCard } from '@/components/ui/SectionCard';
 import { createKeypair, modifyKeypair, useKeypairs, type MaskedKeypair } from './useKeypairs';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
