@@ -15,7 +15,10 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TableSortLabel from '@mui/material/TableSortLabel';
+import { sortRows, type SortState } from './sortRows';
 import { ListCardContent, TablePager } from './tableParts';
+
+export type { SortState };
 
 export interface Column<T> {
   key: string;
@@ -30,16 +33,13 @@ export interface Column<T> {
   wide?: boolean;
 }
 
-export interface SortState {
-  key: string;
-  direction: 'asc' | 'desc';
-}
-
 export interface DataTableProps<T> {
   label: string;
   testId?: string;
   columns: Column<T>[];
   rowKey: (row: T) => string;
+  /** What a row is called (its selection checkbox reads "Select <name>"); the key when left out. */
+  rowName?: (row: T) => string;
   rows: T[] | undefined;
   error: unknown;
   empty: ReactNode;
@@ -59,30 +59,8 @@ export interface DataTableProps<T> {
   toolbar?: ReactNode;
 }
 
-function compare(a: string | number | null, b: string | number | null): number {
-  if (a === b) return 0;
-  if (a === null) return 1;
-  if (b === null) return -1;
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  return String(a).localeCompare(String(b), undefined, { numeric: true, sensitivity: 'base' });
-}
-
-/** Rows sorted by a column's `sortValue`; nulls last whichever the direction. */
-export function sortRows<T>(rows: T[], columns: Column<T>[], sort: SortState | null): T[] {
-  const column = sort && columns.find((c) => c.key === sort.key);
-  if (!sort || !column?.sortValue) return rows;
-  const factor = sort.direction === 'asc' ? 1 : -1;
-  const value = column.sortValue;
-  return [...rows].sort((a, b) => {
-    const va = value(a);
-    const vb = value(b);
-    if (va === null || vb === null) return compare(va, vb);
-    return factor * compare(va, vb);
-  });
-}
-
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { label, testId, columns, rowKey, rows, error, empty, total, pageSizes = [10, 25, 50, 100], selected, onSelect, toolbar } = props;
+  const { label, testId, columns, rowKey, rowName = rowKey, rows, error, empty, total, pageSizes = [10, 25, 50, 100], selected, onSelect, toolbar } = props;
   const server = total !== undefined;
   const [ownSort, setOwnSort] = useState<SortState | null>(null);
   const [ownPage, setOwnPage] = useState(0);
@@ -153,7 +131,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                             <Checkbox
                               checked={selected?.includes(key) ?? false}
                               onChange={(e) => onSelect(e.target.checked ? [...(selected ?? []), key] : (selected ?? []).filter((k) => k !== key))}
-                              slotProps={{ input: { 'aria-label': `Select ${key}` } }}
+                              slotProps={{ input: { 'aria-label': `Select ${rowName(row)}` } }}
                             />
                           </TableCell>
                         )}

@@ -154,7 +154,7 @@ describe('statistics and administration pages', () => {
     const table = page.getByTestId('all-sessions-table');
     await table.getByRole('row', { name: /in-research/ }).waitFor();
     expect(await table.getByTestId('data-row').count()).toBe(1);
-    await page.getByRole('checkbox', { name: /^Select / }).check();
+    await page.getByRole('checkbox', { name: 'Select in-research' }).check();
     await page.getByRole('button', { name: 'Terminate 1' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Terminate' }).click();
     await toast('Terminating 1 session.');
@@ -165,7 +165,8 @@ describe('statistics and administration pages', () => {
     await page.goto(`${webUrl}/statistics`);
     await page.getByTestId('cluster-chart').nth(5).waitFor();
     const usage = page.getByTestId('project-usage-table');
-    await usage.getByRole('row', { name: /default/ }).waitFor();
+    await usage.getByRole('row', { name: /^default default / }).waitFor();
+    await usage.getByRole('row', { name: /^research default / }).waitFor();
     await page.screenshot({ path: path.join(screenshotDir, 'statistics.png'), fullPage: true });
     await screenshotDark(page, path.join(screenshotDir, 'statistics-dark.png'), { ready: '[data-testid="cluster-chart"]' });
 
@@ -175,6 +176,7 @@ describe('statistics and administration pages', () => {
     expect(lines[0]).toBe('Project,Domain,Containers,CPU allocated,Memory allocated (bytes),GPU allocated,I/O read (bytes),I/O written (bytes),Disk used (bytes)');
     const row = lines.find((l) => l.startsWith('default,default,'));
     expect(row?.split(',').slice(2, 5)).toEqual(['1', '1', String(256 * 1024 * 1024)]);
+    expect(lines.some((l) => l.startsWith('research,default,1,'))).toBe(true);
   });
   it('lets an admin alias an image, and a session starts by the alias', async () => {
     await page.goto(`${webUrl}/admin/images`);

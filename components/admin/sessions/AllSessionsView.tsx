@@ -107,6 +107,7 @@ export function AllSessionsView() {
         testId="all-sessions-table"
         columns={columns}
         rowKey={(s) => s.id}
+        rowName={(s) => s.name}
         rows={list?.items}
         error={error}
         total={list?.total_count ?? 0}

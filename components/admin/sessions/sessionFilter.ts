@@ -2,7 +2,7 @@
  * The all-sessions page's filters as the manager's GraphQL list filter (server/graphql/filter.ts): each non-empty
  * box narrows the list, text matched anywhere (ilike), the agent exactly. Pure, for unit tests.
  */
-import { filterString } from '@/components/api/graphql';
+import { containsPattern as contains, filterString } from '../../api/listFilter';
 
 export interface SessionFilters {
   user: string;
@@ -13,11 +13,6 @@ export interface SessionFilters {
 }
 
 export const NO_FILTERS: SessionFilters = { user: '', project: '', agent: '', image: '', name: '' };
-
-/** `%` and `_` are wildcards of ilike: typed ones are matched literally. */
-function contains(text: string): string {
-  return filterString(`%${text.replace(/[\\%_]/g, '\\$&')}%`);
-}
 
 export function sessionFilter(f: SessionFilters): string | null {
   const parts: string[] = [];

@@ -4,7 +4,7 @@
  * storage_volume_list, superadmins), every folder with its usage (vfolder_list, paged on the server), and quota
  * scopes (quota_scope, set_quota_scope, unset_quota_scope).
  */
-import { filterString, graphqlMutation, revalidateGraphql, useGraphql } from '@/components/api/graphql';
+import { graphqlMutation, nameFilter, revalidateGraphql, useGraphql } from '@/components/api/graphql';
 import { useManager } from '@/components/api/useManager';
 
 export interface HostsAnswer {
@@ -39,8 +39,7 @@ const FOLDERS = `query($limit: Int!, $offset: Int!, $filter: String, $order: Str
 }`;
 
 export function useFolders({ search, page, pageSize, order }: { search: string; page: number; pageSize: number; order: string }) {
-  const text = search.trim();
-  const filter = text ? `name ilike ${filterString(`%${text.replace(/[\\%_]/g, '\\$&')}%`)}` : null;
+  const filter = nameFilter(search);
   return useGraphql<{ vfolder_list: { total_count: number; items: AdminFolder[] } }>(FOLDERS, { limit: pageSize, offset: page * pageSize, filter, order }, { keepPreviousData: true });
 }
 
