@@ -3,7 +3,9 @@
 //    bench exits non-zero when a route is over it);
 // 2. time from navigation start to the session list's rows being visible in Chromium, on a warm server, with the
 //    browser's cache warm (a returning user) and emptied before each load (a first visit);
-// 3. the relay's added latency: the same signed calls made to the manager directly with the signing client, and
+// 3. time from navigation start to the statistics page's first chart (the charting library is loaded only there,
+//    after the page hydrates), same two cache states;
+// 4. the relay's added latency: the same signed calls made to the manager directly with the signing client, and
 //    through the dashboard's relay (/api/manager/…) with the signed-in user's session cookie, interleaved.
 //
 // Berth runs as a child process (roles manager + web) from dist/ and .next/ (each built first when missing or
@@ -48,6 +50,8 @@ const ADMIN_PASSWORD = 'bench-admin-password-123';
 const USER_EMAIL = 'bench-user@example.com';
 const USER_PASSWORD = 'bench-user-password-456';
 const ROW = '[data-testid="session-row"]';
+/** The statistics page's first chart drawn: an SVG inside the user's first chart card. */
+const CHART = '[data-testid="user-chart"] svg';
 /** The dashboard's own session-list query (components/sessions/useSessions.ts), so the relay case is the page's call. */
 const LIST_QUERY = `query($status: String, $limit: Int, $order: String) {
   compute_session_list(status: $status, limit: $limit, order: $order) {
@@ -386,6 +390,47 @@ async function reportSessionList(browser, webUrl, listed) {
   console.log(`Check of the first-load figure: an empty-cache load of /sessions (until the network is idle) fetched ${fetched.length} scripts, ${fetchedKiB} KiB gzip: ${agreement}.`);
 }
 
+/** One full load of /statistics: from the navigation's start until the first chart's SVG is visible (page clock). */
+async function loadStatistics(page, url) {
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.waitForSelector(CHART, { state: 'visible', timeout: 30_000 });
+  return page.evaluate(() => window.__chartVisibleAt ?? NaN);
+}
+
+/** Part 3: time to the first chart, with a warm and an emptied cache. */
+async function reportStatistics(browser, webUrl, listed) {
+  await browser.context.addInitScript(({ selector, key }) => {
+    window[key] = null;
+    const observer = new MutationObserver(() => {
+      const el = document.querySelector(selector);
+      if (!el) return;
+      const box = el.getBoundingClientRect();
+      if (box.width > 0 && box.height > 0) {
+        window[key] = performance.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(document, { childList: true, subtree: true, attributes: true });
+  }, { selector: CHART, key: '__chartVisibleAt' });
+  const cdp = await browser.context.newCDPSession(browser.page);
+  const rows = [];
+  for (const [label, empty] of [['warm (a returning user)', false], ['emptied before each load (a first visit)', true]]) {
+    const samples = [];
+    for (let i = 0; i < WARM_UP_LOADS + PAGE_LOADS; i++) {
+      if (empty) await cdp.send('Network.clearBrowserCache');
+      const t = await loadStatistics(browser.page, `${webUrl}/statistics`);
+      if (i >= WARM_UP_LOADS) samples.push(t);
+    }
+    rows.push([label, samples]);
+  }
+  await cdp.detach();
+  console.log(`\nTime to the statistics page's first chart in Chromium (${PAGE_LOADS} loads of /statistics per case after ${WARM_UP_LOADS} warm-up loads; the charts are a separate chunk loaded after hydration)`);
+  console.log('| browser cache | first chart visible p50 ms | p95 ms |');
+  console.log('|---|---:|---:|');
+  for (const [label, samples] of rows) console.log(`| ${label} | ${fmt(pct(samples, 50))} | ${fmt(pct(samples, 95))} |`);
+  if (listed) console.log(`First-load JS of /statistics: ${fmt(kib(listed.bytes))} KiB gzip (the chart chunk comes after, on this page only).`);
+}
+
 /** Part 3: the same two calls, direct (signed here) and through the relay (signed by the BFF); answers the non-200s. */
 async function reportRelay(webUrl, cookie, user) {
   const cases = [
@@ -468,6 +513,7 @@ try {
   await signIn(browser.page, berth.webUrl);
 
   await reportSessionList(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/sessions'));
+  await reportStatistics(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/statistics'));
   const cookie = (await browser.context.cookies(berth.webUrl)).map((c) => `${c.name}=${c.value}`).join('; ');
   const failures = await reportRelay(berth.webUrl, cookie, user);
   if (failures) throw new Error(`${failures} requests did not answer 200`);
