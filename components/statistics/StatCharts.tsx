@@ -12,6 +12,7 @@ import Grid from '@mui/material/Grid';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { LineChart } from '@mui/x-charts/LineChart';
+import { EmptyState } from '@/components/ui/feedback';
 import { formatBytesLocale, formatCountLocale, STAT_CHARTS, statPoints, type StatBin, type StatRange } from './stats';
 
 function dateFormat(range: StatRange): Intl.DateTimeFormat {
@@ -26,6 +27,13 @@ export default function StatCharts({ bins, range, scope }: { bins: StatBin[]; ra
   const points = useMemo(() => statPoints(bins, range), [bins, range]);
   const dates = points.map((p) => p.date);
   const axisDate = dateFormat(range);
+  if (points.every((p) => Object.values(p.values).every((v) => v === 0))) {
+    return (
+      <EmptyState title={`No ended sessions in the last ${range}`}>
+        Sessions count here once they end; try a longer range.
+      </EmptyState>
+    );
+  }
   return (
     <Grid container spacing={2}>
       {STAT_CHARTS.map((chart) => {

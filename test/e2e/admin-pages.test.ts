@@ -167,7 +167,10 @@ describe('statistics and administration pages', () => {
     const usage = page.getByTestId('project-usage-table');
     await usage.getByRole('row', { name: /^default default / }).waitFor();
     await usage.getByRole('row', { name: /^research default / }).waitFor();
+    // The superadmin ran nothing: their own section says so instead of drawing flat lines.
+    await page.locator('#user-stats').getByText('No ended sessions in the last week').waitFor();
     await page.screenshot({ path: path.join(screenshotDir, 'statistics.png'), fullPage: true });
+    await page.locator('#cluster-stats').scrollIntoViewIfNeeded();
     await screenshotDark(page, path.join(screenshotDir, 'statistics-dark.png'), { ready: '[data-testid="cluster-chart"]' });
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
