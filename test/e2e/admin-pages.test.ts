@@ -3,7 +3,7 @@
  * who ran (and ended) one session: the user sees their own charts and is refused on admin URLs; the superadmin
  * creates a keypair policy and applies it to the user's keypair, after which a session over its limit is refused;
  * creates a project and adds the user, who then launches in it from the launcher; terminates that session from
- * the all-sessions page; exports the usage CSV; aliases an image and a session starts by the alias.
+ * the all-sessions page; exports the usage CSV; aliases an image and a session starts by the alias; imports an image.
  *
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
@@ -195,6 +195,20 @@ describe('statistics and administration pages', () => {
     expect(created.sessionId).toBeTruthy();
     expect((await sessionRow('by-alias'))?.image).toBe('berth/shell:5.2');
     await admin.call('DELETE', '/session/by-alias?forced=true');
+  });
+
+  it('imports an image through the form, showing a refusal in place first', async () => {
+    await page.getByRole('button', { name: 'Import' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Source image').fill('registry.example.com/nobody/nothing:1.0');
+    await dialog.getByLabel('Target image').fill('myteam/py-e2e:1.0');
+    await dialog.getByLabel('Display name').fill('Python (e2e)');
+    await dialog.getByRole('button', { name: 'Start import' }).click();
+    await dialog.getByTestId('problem').filter({ hasText: 'cannot pull' }).waitFor();
+    await dialog.getByLabel('Source image').fill('python');
+    await dialog.getByRole('button', { name: 'Start import' }).click();
+    await toast('Import started in session image-import-');
+    await vi.waitFor(async () => expect(await berth.app.db.selectFrom('images').select('id').where('name', '=', 'myteam/py-e2e:1.0').executeTakeFirst()).toBeTruthy(), { timeout: 60_000, interval: 250 });
     expect(pageErrors).toEqual([]);
   });
 

@@ -53,6 +53,7 @@ export async function rescanImages(): Promise<string | null> {
 
 interface FormField {
   name: string;
+  type?: string;
   default?: unknown;
   choices?: string[];
   fields?: FormField[];
@@ -62,10 +63,12 @@ export function useImportForm(enabled: boolean) {
   return useManager<{ fieldGroups: { name: string; fields: FormField[] }[] }>(enabled ? '/image/import' : null, { revalidateOnFocus: false });
 }
 
-/** Every field's default (nested groups as objects), the base of an import request. */
+/** Every field's default (a `group` as an object; repeated groups start empty), the base of an import request. */
 export function importDefaults(groups: { fields: FormField[] }[]): Record<string, unknown> {
   const collect = (fields: FormField[]): Record<string, unknown> =>
-    Object.fromEntries(fields.filter((f) => f.default !== undefined || f.fields).map((f) => [f.name, f.fields ? collect(f.fields) : f.default]));
+    Object.fromEntries(
+      fields.filter((f) => f.default !== undefined || f.type === 'group').map((f) => [f.name, f.type === 'group' ? collect(f.fields ?? []) : f.default]),
+    );
   return Object.assign({}, ...groups.map((g) => collect(g.fields)));
 }
 
