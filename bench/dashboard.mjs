@@ -12,7 +12,8 @@
 // stale, as `npm start` decides), on a temporary data directory and free loopback ports; the browser (Debian's
 // Chromium through playwright-core, as the e2e tests launch it) and the load run here. Knobs: BENCH_PAGE_LOADS
 // (20 per cache state), BENCH_RELAY_REQUESTS (500 per case), BENCH_RELAY_CONCURRENCY (8), BENCH_SESSIONS (3),
-// BENCH_JS_BUDGET_KIB (see BUDGET_KIB).
+// BENCH_QUEUED_SESSIONS (1000: the session list is timed again with that many more sessions, queued in a scaling
+// group without agents so no process starts), BENCH_JS_BUDGET_KIB (see BUDGET_KIB).
 import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +39,7 @@ const PAGE_LOADS = Number(process.env.BENCH_PAGE_LOADS ?? 20);
 const RELAY_REQUESTS = Number(process.env.BENCH_RELAY_REQUESTS ?? 500);
 const RELAY_CONCURRENCY = Number(process.env.BENCH_RELAY_CONCURRENCY ?? 8);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3);
+const QUEUED_SESSIONS = Number(process.env.BENCH_QUEUED_SESSIONS ?? 1000);
 /** Loads of each case not counted: the first ones compile the page's server code and fill the caches. */
 const WARM_UP_LOADS = 3;
 const CHROMIUM_PATH = process.env.BERTH_CHROMIUM || '/usr/bin/chromium';
@@ -53,13 +55,13 @@ const ROW = '[data-testid="session-row"]';
 /** The statistics page's first chart drawn: an SVG inside the user's first chart card. */
 const CHART = '[data-testid="user-chart"] svg';
 /** The dashboard's own session-list query (components/sessions/useSessions.ts), so the relay case is the page's call. */
-const LIST_QUERY = `query($status: String, $limit: Int, $order: String) {
-  compute_session_list(status: $status, limit: $limit, order: $order) {
+const LIST_QUERY = `query($status: String, $limit: Int, $offset: Int, $order: String, $filter: String) {
+  compute_session_list(status: $status, limit: $limit, offset: $offset, order: $order, filter: $filter) {
     total_count
     items { id name type status status_info image created_at terminated_at occupied_slots cluster_size group_name }
   }
 }`;
-const LIST_BODY = JSON.stringify({ query: LIST_QUERY, variables: { status: 'PENDING,SCHEDULED,PULLING,PREPARING,RUNNING,RESTARTING,RUNNING_DEGRADED,TERMINATING,ERROR', limit: 100, order: '-created_at' } });
+const LIST_BODY = JSON.stringify({ query: LIST_QUERY, variables: { status: 'PENDING,SCHEDULED,PULLING,PREPARING,RUNNING,RESTARTING,RUNNING_DEGRADED,TERMINATING,ERROR', limit: 25, offset: 0, order: '-created_at', filter: null } });
 
 /** Nearest-rank percentile. */
 const pct = (xs, p) => {
@@ -106,7 +108,13 @@ function firstLoadFiles() {
     } else {
       const manifest = clientReferenceManifest(page);
       if (!manifest) throw new Error(`no client-reference manifest for ${page}: is .next a complete build?`);
-      for (const chunks of Object.values(manifest.entryJSFiles)) for (const f of chunks) files.add(f);
+      if (manifest.entryJSFiles) {
+        for (const chunks of Object.values(manifest.entryJSFiles)) for (const f of chunks) files.add(f);
+      } else {
+        // webpack (next build --webpack, e.g. in a git worktree where Turbopack fails) writes no entryJSFiles: the
+        // page's first load is then the chunks of every client module its server components reference.
+        for (const mod of Object.values(manifest.clientModules)) for (const c of mod.chunks ?? []) if (typeof c === 'string' && c.endsWith('.js')) files.add(c.replace(/^\/_next\//, ''));
+      }
     }
     result.push({ route, files: [...files].filter((f) => f.endsWith('.js')) });
   }
@@ -204,6 +212,31 @@ async function startSessions(client, names) {
       await sleep(200);
     }
   }
+}
+
+/**
+ * `count` sessions that stay PENDING: a scaling group with no agents, open to the default domain, where the user
+ * queues them (enqueueOnly). The session list shows them among the live ones, as a busy cluster's queue would.
+ */
+async function queueSessions(admin, user, count) {
+  const gql = async (query) => {
+    const answer = await admin.call('POST', '/admin/gql', { body: { query } });
+    if (answer.errors) throw new Error(`GraphQL: ${JSON.stringify(answer.errors)}`);
+    return answer.data;
+  };
+  await gql('mutation { create_scaling_group(name: "bench-empty", props: { description: "no agents" }) { ok msg } }');
+  await gql('mutation { associate_scaling_group_with_domain(domain: "default", scaling_group: "bench-empty") { ok msg } }');
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < count) {
+        const i = next++;
+        await user.call('POST', '/session', { body: { name: `bench-queued-${i}`, image: 'shell', enqueueOnly: true, config: { scaling_group: 'bench-empty' } } });
+      }
+    }),
+  );
+  const { status } = await user.call('GET', '/session/bench-queued-0');
+  if (status !== 'PENDING') throw new Error(`a queued session is ${status}, not PENDING`);
 }
 
 async function launchBrowser() {
@@ -370,12 +403,12 @@ async function compareRelay(direct, relayed, concurrency) {
 }
 
 /** Part 2: times the session list with a warm, then an emptied cache, and checks the first-load figure of /sessions. */
-async function reportSessionList(browser, webUrl, listed) {
+async function reportSessionList(browser, webUrl, listed, sessions = SESSIONS) {
   const warm = await timeSessionList(browser, webUrl, false);
   const cold = await timeSessionList(browser, webUrl, true);
   const rowsShown = await browser.page.locator(ROW).count();
   const fetched = await scriptsFetched(browser, webUrl, '/sessions');
-  console.log(`\nTime to the session list visible in Chromium (${rowsShown} rows; ${PAGE_LOADS} loads of /sessions per case after ${WARM_UP_LOADS} warm-up loads; warm server)`);
+  console.log(`\nTime to the session list visible in Chromium (${sessions} live sessions, ${rowsShown} rows on the first page; ${PAGE_LOADS} loads of /sessions per case after ${WARM_UP_LOADS} warm-up loads; warm server)`);
   console.log('| browser cache | rows visible p50 ms | p95 ms | p50 of the steps: first byte | DOMContentLoaded | list query sent (hydrated) | list query answered | Playwright\'s wait returned p50 |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [label, samples] of [['warm (a returning user)', warm], ['emptied before each load (a first visit)', cold]]) {
@@ -514,6 +547,12 @@ try {
 
   await reportSessionList(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/sessions'));
   await reportStatistics(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/statistics'));
+  if (QUEUED_SESSIONS > 0) {
+    const queuedAt = performance.now();
+    await queueSessions(admin, user, QUEUED_SESSIONS);
+    console.log(`\nQueued ${QUEUED_SESSIONS} sessions in ${fmt((performance.now() - queuedAt) / 1000)} s.`);
+    await reportSessionList(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/sessions'), SESSIONS + QUEUED_SESSIONS);
+  }
   const cookie = (await browser.context.cookies(berth.webUrl)).map((c) => `${c.name}=${c.value}`).join('; ');
   const failures = await reportRelay(berth.webUrl, cookie, user);
   if (failures) throw new Error(`${failures} requests did not answer 200`);
