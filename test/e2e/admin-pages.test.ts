@@ -188,8 +188,10 @@ describe('statistics and administration pages', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Add alias' }).click();
     await toast('Added the alias e2e-sh.');
     await page.getByTestId('images-table').getByRole('row', { name: /berth\/shell:5\.2/ }).getByText('e2e-sh').waitFor();
+    await page.getByTestId('toast').getByRole('button', { name: 'Close' }).click();
+    await page.getByTestId('toast').waitFor({ state: 'hidden' });
+    await page.screenshot({ path: path.join(screenshotDir, 'admin-images.png'), animations: 'disabled' });
     await screenshotDark(page, path.join(screenshotDir, 'admin-images-dark.png'), { ready: '[data-testid="images-table"]' });
-    await page.screenshot({ path: path.join(screenshotDir, 'admin-images.png') });
 
     const created = await admin.call('POST', '/session', { body: { name: 'by-alias', image: 'e2e-sh', enqueueOnly: true } });
     expect(created.sessionId).toBeTruthy();
