@@ -3,7 +3,7 @@
  * who ran (and ended) one session: the user sees their own charts and is refused on admin URLs; the superadmin
  * creates a keypair policy and applies it to the user's keypair, after which a session over its limit is refused;
  * creates a project and adds the user, who then launches in it from the launcher; terminates that session from
- * the all-sessions page; exports the usage CSV; aliases an image and a session starts by the alias; imports an image.
+ * the all-sessions page; exports the usage CSV; sets a folder's quota scope; creates and deactivates a domain; aliases an image and a session starts by the alias; imports an image.
  *
  * Needs `npx next build` first and /usr/bin/chromium; runs in the vitest project `e2e` (BERTH_E2E=1).
  */
@@ -15,7 +15,7 @@ import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { screenshotDark } from '../helpers/browser';
-import { launchWatchedBrowser, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
+import { fillSignIn, launchWatchedBrowser, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const ADMIN_PASSWORD = 'e2e-admin-pages-123';
 const USER = { email: 'ada@example.com', password: 'e2e-admin-pages-user-456' };
@@ -34,12 +34,17 @@ async function toast(text: string): Promise<void> {
   await page.getByTestId('toast').filter({ hasText: text }).waitFor();
 }
 
+/** Signs out whoever is signed in (the login page then shows its form) and signs in as `email`. */
 async function signInAs(email: string, password: string): Promise<void> {
-  if (!page.url().endsWith('/login') && (await page.getByRole('button', { name: 'Sign out' }).count())) {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${webUrl}/login`);
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  if (page.url().startsWith(webUrl) && (await signOut.count())) {
+    await signOut.click();
+    await page.getByLabel('Email or username').waitFor();
+    await fillSignIn(page, email, password);
+    await page.waitForURL(`${webUrl}/`);
+  } else {
+    await signIn(page, webUrl, email, password);
   }
-  await signIn(page, webUrl, email, password);
 }
 
 async function sessionRow(name: string) {
@@ -181,6 +186,42 @@ describe('statistics and administration pages', () => {
     expect(row?.split(',').slice(2, 5)).toEqual(['1', '1', String(256 * 1024 * 1024)]);
     expect(lines.some((l) => l.startsWith('research,default,1,'))).toBe(true);
   });
+  it('shows storage hosts, folders and a quota scope, whose limit a superadmin sets', async () => {
+    await user.call('POST', '/folders', { body: { name: 'e2e-data', cloneable: false } });
+    await page.goto(`${webUrl}/admin/storage`);
+    await page.getByTestId('storage-hosts-table').getByTestId('data-row').first().getByText(/used/).waitFor();
+    await page.getByLabel("Owner's email").fill(USER.email);
+    await page.getByLabel('Search by name').fill('e2e-data');
+    const folders = page.getByTestId('storage-folders-table');
+    await folders.getByRole('row', { name: /e2e-data/ }).getByText(USER.email).waitFor();
+    expect(await folders.getByTestId('data-row').count()).toBe(1);
+    await page.getByRole('button', { name: 'Quota scope of e2e-data' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByTestId('quota-scope').getByText('Limit: none').waitFor();
+    await dialog.getByLabel('New limit (GiB)').fill('2');
+    await dialog.getByRole('button', { name: 'Save limit' }).click();
+    await toast('Saved the quota.');
+    const row = await berth.app.db.selectFrom('vfolders').select(['host', 'quota_scope_id']).where('name', '=', 'e2e-data').executeTakeFirstOrThrow();
+    const scope = await admin.call('POST', '/admin/gql', {
+      body: { query: 'query($h: String!, $s: String!) { quota_scope(storage_host_name: $h, quota_scope_id: $s) { details { hard_limit_bytes } } }', variables: { h: row.host, s: row.quota_scope_id } },
+    });
+    expect(Number(scope.data.quota_scope.details.hard_limit_bytes)).toBe(2 * 1024 ** 3);
+  });
+
+  it('lets a superadmin create a domain and deactivate it behind a confirmation', async () => {
+    await page.goto(`${webUrl}/admin/projects`);
+    await page.getByRole('button', { name: 'New domain' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('lab');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+    await toast('Saved the domain lab.');
+    await page.getByTestId('domains-table').getByRole('row', { name: /lab/ }).getByText('Active').waitFor();
+    await page.getByRole('button', { name: 'Deactivate domain lab' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Deactivate' }).click();
+    await toast('Deactivated the domain lab.');
+    const domain = await berth.app.db.selectFrom('domains').select('is_active').where('name', '=', 'lab').executeTakeFirstOrThrow();
+    expect(domain.is_active).toBe(false);
+  });
+
   it('lets an admin alias an image, and a session starts by the alias', async () => {
     await page.goto(`${webUrl}/admin/images`);
     await page.getByRole('button', { name: 'Add an alias for berth/shell:5.2' }).click();

@@ -1,7 +1,8 @@
 'use client';
 /**
- * Storage: each storage host with its capacity, every folder with its size (paged on the server), and a folder's
- * quota scope (its usage and limit, which superadmins change).
+ * Storage: each storage host with its capacity, folders with their size (those the admin reaches, paged on the
+ * server; superadmins may name a user to see that user's), and a folder's quota scope (its usage and limit, which
+ * superadmins change).
  */
 import { useState } from 'react';
 import Box from '@mui/material/Box';
@@ -20,7 +21,7 @@ import { SectionCard } from '@/components/ui/SectionCard';
 import { RowAction } from '@/components/ui/tableParts';
 import { useToast } from '@/components/ui/useToast';
 import { formatBytes } from '../format';
-import { setQuota, useFolders, useHosts, useQuotaScope, useVolumes, type AdminFolder } from './useStorage';
+import { setQuota, useFolders, useFoldersOf, useHosts, useQuotaScope, useVolumes, type AdminFolder } from './useStorage';
 
 interface HostRow {
   host: string;
@@ -103,6 +104,10 @@ export function StorageView() {
   const [pageSize, setPageSize] = useState(25);
   const [sort, setSort] = useState<SortState | null>(null);
   const folders = useFolders({ search, page, pageSize, order: sort ? `${sort.direction === 'desc' ? '-' : '+'}${sort.key}` : 'name' });
+  const [owner, setOwner] = useState('');
+  const ownerEmail = superadmin && owner.includes('@') ? owner.trim() : null;
+  const ofOwner = useFoldersOf(ownerEmail);
+  const ownerRows = ofOwner.data?.filter((f) => f.name.toLowerCase().includes(search.trim().toLowerCase()));
   const [quota, setQuotaFolder] = useState<AdminFolder | null>(null);
   const [toast, notify] = useToast();
 
@@ -115,11 +120,11 @@ export function StorageView() {
   });
 
   const folderColumns: Column<AdminFolder>[] = [
-    { key: 'name', label: 'Folder', render: (f) => f.name, serverSortable: true },
-    { key: 'host', label: 'Host', render: (f) => f.host, serverSortable: true },
+    { key: 'name', label: 'Folder', render: (f) => f.name, serverSortable: true, sortValue: (f) => f.name },
+    { key: 'host', label: 'Host', render: (f) => f.host, serverSortable: true, sortValue: (f) => f.host },
     { key: 'owner', label: 'Owner', render: (f) => (f.ownership_type === 'group' ? `project ${f.group_name ?? ''}` : (f.user_email ?? '—')) },
     { key: 'status', label: 'Status', render: (f) => f.status, wide: true },
-    { key: 'cur_size', label: 'Size', render: (f) => formatBytes(f.cur_size ?? 0), align: 'right', serverSortable: true },
+    { key: 'cur_size', label: 'Size', render: (f) => formatBytes(f.cur_size ?? 0), align: 'right', serverSortable: true, sortValue: (f) => f.cur_size },
     {
       key: 'quota',
       label: 'Quota scope',
@@ -135,25 +140,19 @@ export function StorageView() {
         <SectionCard id="storage-hosts" title="Storage hosts">
           <DataTable label="Storage hosts" testId="storage-hosts-table" columns={HOST_COLUMNS} rowKey={(h) => h.host} rows={hostRows} error={hosts.error ?? volumes.error} empty={<EmptyState title="No storage hosts" />} />
         </SectionCard>
-        <SectionCard id="storage-folders" title="Folders">
-          <DataTable
-            label="Folders"
-            testId="storage-folders-table"
-            columns={folderColumns}
-            rowKey={(f) => f.id}
-            rows={folders.data?.vfolder_list.items}
-            total={folders.data?.vfolder_list.total_count ?? 0}
-            error={folders.error}
-            page={page}
-            onPage={setPage}
-            pageSize={pageSize}
-            onPageSize={setPageSize}
-            pageSizes={[25, 50, 100]}
-            sort={sort}
-            onSort={setSort}
-            empty={<EmptyState title="No folders" />}
-            toolbar={
-              <Box sx={{ p: 2, pb: 1 }}>
+        <SectionCard id="storage-folders" title="Folders" description="The manager lists folders by who reaches them: yours, or (superadmins) one user's.">
+          {ownerEmail ? (
+            <DataTable
+              key={ownerEmail}
+              label="Folders"
+              testId="storage-folders-table"
+              columns={folderColumns}
+              rowKey={(f) => f.id}
+              rows={ownerRows}
+              error={ofOwner.error}
+              empty={<EmptyState title={`No folders of ${ownerEmail}`} />}
+              toolbar={
+              <Stack direction="row" spacing={2} sx={{ p: 2, pb: 1 }}>
                 <TextField
                   size="small"
                   label="Search by name"
@@ -163,9 +162,43 @@ export function StorageView() {
                     setPage(0);
                   }}
                 />
-              </Box>
-            }
-          />
+                {superadmin && <TextField size="small" label="Owner's email" value={owner} onChange={(e) => setOwner(e.target.value)} helperText="Empty: the folders you reach." />}
+              </Stack>
+              }
+            />
+          ) : (
+            <DataTable
+              label="Folders"
+              testId="storage-folders-table"
+              columns={folderColumns}
+              rowKey={(f) => f.id}
+              rows={folders.data?.vfolder_list.items}
+              total={folders.data?.vfolder_list.total_count ?? 0}
+              error={folders.error}
+              page={page}
+              onPage={setPage}
+              pageSize={pageSize}
+              onPageSize={setPageSize}
+              pageSizes={[25, 50, 100]}
+              sort={sort}
+              onSort={setSort}
+              empty={<EmptyState title="No folders" />}
+              toolbar={
+              <Stack direction="row" spacing={2} sx={{ p: 2, pb: 1 }}>
+                <TextField
+                  size="small"
+                  label="Search by name"
+                  value={search}
+                  onChange={(e) => {
+                    setSearch(e.target.value);
+                    setPage(0);
+                  }}
+                />
+                {superadmin && <TextField size="small" label="Owner's email" value={owner} onChange={(e) => setOwner(e.target.value)} helperText="Empty: the folders you reach." />}
+              </Stack>
+              }
+            />
+          )}
         </SectionCard>
       </Stack>
       <QuotaDialog

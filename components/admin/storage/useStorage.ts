@@ -1,8 +1,9 @@
 'use client';
 /**
  * Storage for admins: the hosts with their capacity (REST /folders/_/hosts), the volumes behind them (GraphQL
- * storage_volume_list, superadmins), every folder with its usage (vfolder_list, paged on the server), and quota
- * scopes (quota_scope, set_quota_scope, unset_quota_scope).
+ * storage_volume_list, superadmins), folders with their usage (the admin's own reach through vfolder_list, paged on
+ * the server, or one user's through REST for superadmins), and quota scopes (quota_scope, set_quota_scope,
+ * unset_quota_scope).
  */
 import { graphqlMutation, nameFilter, revalidateGraphql, useGraphql } from '@/components/api/graphql';
 import { useManager } from '@/components/api/useManager';
@@ -41,6 +42,11 @@ const FOLDERS = `query($limit: Int!, $offset: Int!, $filter: String, $order: Str
 export function useFolders({ search, page, pageSize, order }: { search: string; page: number; pageSize: number; order: string }) {
   const filter = nameFilter(search);
   return useGraphql<{ vfolder_list: { total_count: number; items: AdminFolder[] } }>(FOLDERS, { limit: pageSize, offset: page * pageSize, filter, order }, { keepPreviousData: true });
+}
+
+/** Another user's folders (superadmins; REST GET /folders?owner_user_email=): the manager lists no one's folders in bulk. */
+export function useFoldersOf(email: string | null) {
+  return useManager<AdminFolder[]>(email ? `/folders?${new URLSearchParams({ owner_user_email: email })}` : null);
 }
 
 export interface QuotaScope {
