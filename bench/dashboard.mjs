@@ -3,14 +3,17 @@
 //    bench exits non-zero when a route is over it);
 // 2. time from navigation start to the session list's rows being visible in Chromium, on a warm server, with the
 //    browser's cache warm (a returning user) and emptied before each load (a first visit);
-// 3. the relay's added latency: the same signed calls made to the manager directly with the signing client, and
+// 3. time from navigation start to the statistics page's first chart (the charting library is loaded only there,
+//    after the page hydrates), same two cache states;
+// 4. the relay's added latency: the same signed calls made to the manager directly with the signing client, and
 //    through the dashboard's relay (/api/manager/…) with the signed-in user's session cookie, interleaved.
 //
 // Berth runs as a child process (roles manager + web) from dist/ and .next/ (each built first when missing or
 // stale, as `npm start` decides), on a temporary data directory and free loopback ports; the browser (Debian's
 // Chromium through playwright-core, as the e2e tests launch it) and the load run here. Knobs: BENCH_PAGE_LOADS
 // (20 per cache state), BENCH_RELAY_REQUESTS (500 per case), BENCH_RELAY_CONCURRENCY (8), BENCH_SESSIONS (3),
-// BENCH_JS_BUDGET_KIB (see BUDGET_KIB).
+// BENCH_QUEUED_SESSIONS (1000: the session list is timed again with that many more sessions, queued in a scaling
+// group without agents so no process starts), BENCH_JS_BUDGET_KIB (see BUDGET_KIB).
 import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +39,7 @@ const PAGE_LOADS = Number(process.env.BENCH_PAGE_LOADS ?? 20);
 const RELAY_REQUESTS = Number(process.env.BENCH_RELAY_REQUESTS ?? 500);
 const RELAY_CONCURRENCY = Number(process.env.BENCH_RELAY_CONCURRENCY ?? 8);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3);
+const QUEUED_SESSIONS = Number(process.env.BENCH_QUEUED_SESSIONS ?? 1000);
 /** Loads of each case not counted: the first ones compile the page's server code and fill the caches. */
 const WARM_UP_LOADS = 3;
 const CHROMIUM_PATH = process.env.BERTH_CHROMIUM || '/usr/bin/chromium';
@@ -48,14 +52,16 @@ const ADMIN_PASSWORD = 'bench-admin-password-123';
 const USER_EMAIL = 'bench-user@example.com';
 const USER_PASSWORD = 'bench-user-password-456';
 const ROW = '[data-testid="session-row"]';
+/** The statistics page's first chart drawn: an SVG inside the user's first chart card. */
+const CHART = '[data-testid="user-chart"] svg';
 /** The dashboard's own session-list query (components/sessions/useSessions.ts), so the relay case is the page's call. */
-const LIST_QUERY = `query($status: String, $limit: Int, $order: String) {
-  compute_session_list(status: $status, limit: $limit, order: $order) {
+const LIST_QUERY = `query($status: String, $limit: Int, $offset: Int, $order: String, $filter: String) {
+  compute_session_list(status: $status, limit: $limit, offset: $offset, order: $order, filter: $filter) {
     total_count
     items { id name type status status_info image created_at terminated_at occupied_slots cluster_size group_name }
   }
 }`;
-const LIST_BODY = JSON.stringify({ query: LIST_QUERY, variables: { status: 'PENDING,SCHEDULED,PULLING,PREPARING,RUNNING,RESTARTING,RUNNING_DEGRADED,TERMINATING,ERROR', limit: 100, order: '-created_at' } });
+const LIST_BODY = JSON.stringify({ query: LIST_QUERY, variables: { status: 'PENDING,SCHEDULED,PULLING,PREPARING,RUNNING,RESTARTING,RUNNING_DEGRADED,TERMINATING,ERROR', limit: 25, offset: 0, order: '-created_at', filter: null } });
 
 /** Nearest-rank percentile. */
 const pct = (xs, p) => {
@@ -102,11 +108,24 @@ function firstLoadFiles() {
     } else {
       const manifest = clientReferenceManifest(page);
       if (!manifest) throw new Error(`no client-reference manifest for ${page}: is .next a complete build?`);
-      for (const chunks of Object.values(manifest.entryJSFiles)) for (const f of chunks) files.add(f);
+      if (manifest.entryJSFiles) {
+        for (const chunks of Object.values(manifest.entryJSFiles)) for (const f of chunks) files.add(f);
+      } else {
+        // webpack (next build --webpack, e.g. in a git worktree where Turbopack fails) writes no entryJSFiles: the
+        // page's first load is then the chunks of every client module its server components reference (URL-encoded
+        // paths: a dynamic segment's brackets).
+        for (const mod of Object.values(manifest.clientModules)) for (const c of mod.chunks ?? []) if (typeof c === 'string' && c.endsWith('.js')) files.add(decodeURIComponent(c.replace(/^\/_next\//, '')));
+      }
     }
     result.push({ route, files: [...files].filter((f) => f.endsWith('.js')) });
   }
   return result.sort((a, b) => a.route.localeCompare(b.route));
+}
+
+/** Whether .next came from `next build --webpack` (its client-reference manifests have no entryJSFiles). */
+function webpackBuild() {
+  const manifest = clientReferenceManifest('/(dashboard)/sessions/page');
+  return Boolean(manifest && !manifest.entryJSFiles);
 }
 
 const gzipCache = new Map();
@@ -126,6 +145,7 @@ function reportFirstLoadJs() {
   console.log('|---|---:|---:|---|');
   for (const r of routes) console.log(`| ${r.route} | ${r.files.length} | ${fmt(kib(r.bytes))} | ${kib(r.bytes) <= BUDGET_KIB ? 'PASS' : 'OVER'} |`);
   console.log(`Shared by every route: ${shared.length} chunks, ${fmt(kib(sharedBytes))} KiB (React, Next's runtime, the root layout).`);
+  if (webpackBuild()) console.log("A webpack build: these figures are an upper bound (every chunk of every client module the page references; the browser check below shows how many a real load fetches). Budget figures are for Next's default build, Turbopack.");
   return { routes, over: routes.filter((r) => kib(r.bytes) > BUDGET_KIB) };
 }
 
@@ -200,6 +220,31 @@ async function startSessions(client, names) {
       await sleep(200);
     }
   }
+}
+
+/**
+ * `count` sessions that stay PENDING: a scaling group with no agents, open to the default domain, where the user
+ * queues them (enqueueOnly). The session list shows them among the live ones, as a busy cluster's queue would.
+ */
+async function queueSessions(admin, user, count) {
+  const gql = async (query) => {
+    const answer = await admin.call('POST', '/admin/gql', { body: { query } });
+    if (answer.errors) throw new Error(`GraphQL: ${JSON.stringify(answer.errors)}`);
+    return answer.data;
+  };
+  await gql('mutation { create_scaling_group(name: "bench-empty", props: { description: "no agents" }) { ok msg } }');
+  await gql('mutation { associate_scaling_group_with_domain(domain: "default", scaling_group: "bench-empty") { ok msg } }');
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < count) {
+        const i = next++;
+        await user.call('POST', '/session', { body: { name: `bench-queued-${i}`, image: 'shell', enqueueOnly: true, config: { scaling_group: 'bench-empty' } } });
+      }
+    }),
+  );
+  const { status } = await user.call('GET', '/session/bench-queued-0');
+  if (status !== 'PENDING') throw new Error(`a queued session is ${status}, not PENDING`);
 }
 
 async function launchBrowser() {
@@ -366,12 +411,12 @@ async function compareRelay(direct, relayed, concurrency) {
 }
 
 /** Part 2: times the session list with a warm, then an emptied cache, and checks the first-load figure of /sessions. */
-async function reportSessionList(browser, webUrl, listed) {
+async function reportSessionList(browser, webUrl, listed, sessions = SESSIONS) {
   const warm = await timeSessionList(browser, webUrl, false);
   const cold = await timeSessionList(browser, webUrl, true);
   const rowsShown = await browser.page.locator(ROW).count();
   const fetched = await scriptsFetched(browser, webUrl, '/sessions');
-  console.log(`\nTime to the session list visible in Chromium (${rowsShown} rows; ${PAGE_LOADS} loads of /sessions per case after ${WARM_UP_LOADS} warm-up loads; warm server)`);
+  console.log(`\nTime to the session list visible in Chromium (${sessions} live sessions, ${rowsShown} rows on the first page; ${PAGE_LOADS} loads of /sessions per case after ${WARM_UP_LOADS} warm-up loads; warm server)`);
   console.log('| browser cache | rows visible p50 ms | p95 ms | p50 of the steps: first byte | DOMContentLoaded | list query sent (hydrated) | list query answered | Playwright\'s wait returned p50 |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [label, samples] of [['warm (a returning user)', warm], ['emptied before each load (a first visit)', cold]]) {
@@ -384,6 +429,47 @@ async function reportSessionList(browser, webUrl, listed) {
   const fetchedKiB = fmt(kib(fetched.reduce((n, f) => n + (existsSync(path.join(nextDir, f)) ? gzipBytes(f) : 0), 0)));
   const agreement = missing.length || extra.length ? `the manifests list ${listed?.files.length ?? 0}: ${missing.length} of those not fetched, ${extra.length} fetched beyond them` : 'exactly the chunks the manifests list';
   console.log(`Check of the first-load figure: an empty-cache load of /sessions (until the network is idle) fetched ${fetched.length} scripts, ${fetchedKiB} KiB gzip: ${agreement}.`);
+}
+
+/** One full load of /statistics: from the navigation's start until the first chart's SVG is visible (page clock). */
+async function loadStatistics(page, url) {
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.waitForSelector(CHART, { state: 'visible', timeout: 30_000 });
+  return page.evaluate(() => window.__chartVisibleAt ?? NaN);
+}
+
+/** Part 3: time to the first chart, with a warm and an emptied cache. */
+async function reportStatistics(browser, webUrl, listed) {
+  await browser.context.addInitScript(({ selector, key }) => {
+    window[key] = null;
+    const observer = new MutationObserver(() => {
+      const el = document.querySelector(selector);
+      if (!el) return;
+      const box = el.getBoundingClientRect();
+      if (box.width > 0 && box.height > 0) {
+        window[key] = performance.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(document, { childList: true, subtree: true, attributes: true });
+  }, { selector: CHART, key: '__chartVisibleAt' });
+  const cdp = await browser.context.newCDPSession(browser.page);
+  const rows = [];
+  for (const [label, empty] of [['warm (a returning user)', false], ['emptied before each load (a first visit)', true]]) {
+    const samples = [];
+    for (let i = 0; i < WARM_UP_LOADS + PAGE_LOADS; i++) {
+      if (empty) await cdp.send('Network.clearBrowserCache');
+      const t = await loadStatistics(browser.page, `${webUrl}/statistics`);
+      if (i >= WARM_UP_LOADS) samples.push(t);
+    }
+    rows.push([label, samples]);
+  }
+  await cdp.detach();
+  console.log(`\nTime to the statistics page's first chart in Chromium (${PAGE_LOADS} loads of /statistics per case after ${WARM_UP_LOADS} warm-up loads; the charts are a separate chunk loaded after hydration)`);
+  console.log('| browser cache | first chart visible p50 ms | p95 ms |');
+  console.log('|---|---:|---:|');
+  for (const [label, samples] of rows) console.log(`| ${label} | ${fmt(pct(samples, 50))} | ${fmt(pct(samples, 95))} |`);
+  if (listed) console.log(`First-load JS of /statistics: ${fmt(kib(listed.bytes))} KiB gzip (the chart chunk comes after, on this page only).`);
 }
 
 /** Part 3: the same two calls, direct (signed here) and through the relay (signed by the BFF); answers the non-200s. */
@@ -468,6 +554,21 @@ try {
   await signIn(browser.page, berth.webUrl);
 
   await reportSessionList(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/sessions'));
+  // The statistics chart only ended sessions: end one and wait until the manager counts it as ended.
+  await user.call('DELETE', `/session/${names[0]}`);
+  const endedBy = Date.now() + 60_000;
+  const ended = async () => (await user.call('POST', '/admin/gql', { body: { query: '{ compute_session_list(status: "TERMINATED") { total_count } }' } })).data.compute_session_list.total_count;
+  while ((await ended()) < 1) {
+    if (Date.now() > endedBy) throw new Error('the ended session was not TERMINATED within 60 s');
+    await sleep(200);
+  }
+  await reportStatistics(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/statistics'));
+  if (QUEUED_SESSIONS > 0) {
+    const queuedAt = performance.now();
+    await queueSessions(admin, user, QUEUED_SESSIONS);
+    console.log(`\nQueued ${QUEUED_SESSIONS} sessions in ${fmt((performance.now() - queuedAt) / 1000)} s.`);
+    await reportSessionList(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/sessions'), SESSIONS - 1 + QUEUED_SESSIONS);
+  }
   const cookie = (await browser.context.cookies(berth.webUrl)).map((c) => `${c.name}=${c.value}`).join('; ');
   const failures = await reportRelay(berth.webUrl, cookie, user);
   if (failures) throw new Error(`${failures} requests did not answer 200`);

@@ -23,11 +23,11 @@ import { managerSend } from '@/components/api/useManager';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { formatRelative, formatSlot, orderSlots, slotLabel, usedPercent, type SlotUnits } from './format';
 import { parseJsonField, useGraphql } from '@/components/api/graphql';
-import { EmptyState, ProblemAlert } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { useToast } from './ui/useToast';
+import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
-import { ListCardContent, TablePager } from './ui/tableParts';
+import { ListCardContent, TablePager } from '@/components/ui/tableParts';
 
 export interface AgentRow {
   id: string;

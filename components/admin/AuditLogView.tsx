@@ -20,9 +20,9 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import { useGraphql } from '@/components/api/graphql';
 import { formatDateTime } from './format';
-import { EmptyState } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { ListCardContent, TablePager } from './ui/tableParts';
+import { EmptyState } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { ListCardContent, TablePager } from '@/components/ui/tableParts';
 
 interface AuditItem {
   created_at: string;

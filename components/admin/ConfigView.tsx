@@ -19,12 +19,12 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { managerSend } from '@/components/api/useManager';
-import { ConfirmDialog } from './ui/ConfirmDialog';
-import { EmptyState, ProblemAlert } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { SectionCard } from './ui/SectionCard';
-import { useToast } from './ui/useToast';
-import { useSending } from './ui/useSending';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { SectionCard } from '@/components/ui/SectionCard';
+import { useToast } from '@/components/ui/useToast';
+import { useSending } from '@/components/ui/useSending';
 
 type ConfigTree = { [key: string]: string | ConfigTree };
 type ConfigValue = string | ConfigTree | null;

@@ -23,10 +23,10 @@ import { managerSend, useManager } from '@/components/api/useManager';
 import { ExpandMoreIcon } from '@/components/frame/icons';
 import { formatDateTime } from './format';
 import { filterString, useGraphql } from '@/components/api/graphql';
-import { EmptyState, ProblemAlert, VisuallyHidden } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { useToast } from './ui/useToast';
-import { ActionsHeaderCell, ListCardContent, TablePager } from './ui/tableParts';
+import { EmptyState, ProblemAlert, VisuallyHidden } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
+import { ActionsHeaderCell, ListCardContent, TablePager } from '@/components/ui/tableParts';
 
 interface ErrorLog {
   log_id: string;

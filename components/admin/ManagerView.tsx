@@ -17,12 +17,12 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { managerSend, useManager } from '@/components/api/useManager';
 import { useAnnouncement } from '@/components/frame/useAnnouncement';
-import { ConfirmDialog } from './ui/ConfirmDialog';
-import { Loading, ProblemAlert } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { SectionCard } from './ui/SectionCard';
-import { useToast } from './ui/useToast';
-import { useSending } from './ui/useSending';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { Loading, ProblemAlert } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { SectionCard } from '@/components/ui/SectionCard';
+import { useToast } from '@/components/ui/useToast';
+import { useSending } from '@/components/ui/useSending';
 
 interface ManagerNode {
   id: string;

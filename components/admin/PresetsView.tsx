@@ -22,13 +22,13 @@ import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
 import { formatBytes, formatSlot, orderSlots, slotLabel, unitOf, type SlotUnits } from './format';
 import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from '@/components/api/graphql';
-import { ConfirmDialog } from './ui/ConfirmDialog';
-import { FormDialog } from './ui/FormDialog';
-import { EmptyState } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { useToast } from './ui/useToast';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { EmptyState } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
-import { ActionsHeaderCell, ListCardContent, RowAction } from './ui/tableParts';
+import { ActionsHeaderCell, ListCardContent, RowAction } from '@/components/ui/tableParts';
 
 interface Preset {
   id: string;

@@ -15,8 +15,8 @@ import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { useGraphql } from '@/components/api/graphql';
 import { formatDateTime } from './format';
-import { EmptyState, ProblemAlert } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
+import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
 
 interface Entry {
   position: number;

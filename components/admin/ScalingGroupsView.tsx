@@ -12,9 +12,9 @@ import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { formatDateTime } from './format';
 import { useGraphql } from '@/components/api/graphql';
-import { EmptyState } from './ui/feedback';
-import { PageHeader } from './ui/PageHeader';
-import { ListCardContent } from './ui/tableParts';
+import { EmptyState } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { ListCardContent } from '@/components/ui/tableParts';
 
 interface ScalingGroup {
   name: string;

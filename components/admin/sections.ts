@@ -11,6 +11,10 @@ export interface AdminSection {
 
 export const ADMIN_SECTIONS: AdminSection[] = [
   { href: '/admin/users', label: 'Users' },
+  { href: '/admin/projects', label: 'Projects' },
+  { href: '/admin/sessions', label: 'All sessions' },
+  { href: '/admin/images', label: 'Images' },
+  { href: '/admin/storage', label: 'Storage' },
   { href: '/admin/agents', label: 'Agents' },
   { href: '/admin/presets', label: 'Resource presets' },
   { href: '/admin/resource-policies', label: 'Resource policies' },

@@ -86,10 +86,7 @@ export function useGraphql<T>(
   return useSWR<T, ManagerError>(key, () => graphql<T>(query!, variables), config);
 }
 
-/** A text value inside a GraphQL list filter: quotes and backslashes escaped. */
-export function filterString(value: string): string {
-  return `"${value.replace(/[\\"]/g, '\\$&')}"`;
-}
+export { containsPattern, filterString, nameFilter } from './listFilter';
 
 /** JSONString fields arrive as JSON text. */
 export function parseJsonField<T>(text: unknown, fallback: T): T {

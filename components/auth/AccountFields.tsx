@@ -6,7 +6,7 @@
  */
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
-import { CheckedTextField, type CheckedTextFieldProps } from '@/components/admin/ui/CheckedTextField';
+import { CheckedTextField, type CheckedTextFieldProps } from '@/components/ui/CheckedTextField';
 import { ManagerError } from '@/components/api/problem';
 
 type FieldProps = Omit<CheckedTextFieldProps, 'onChange'> & { onChange: (value: string) => void };

@@ -10,7 +10,7 @@ import Box from '@mui/material/Box';
 import LinearProgress from '@mui/material/LinearProgress';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { RELAY_PREFIX } from '@/components/api/useManager';
 import { PermissionSelect, UsageSelect } from './FolderFields';
 import { cloneFolder, type FolderInfo, type Permission, type UsageMode } from './useFolders';

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { PermissionSelect, UsageSelect } from './FolderFields';
 import { createFolder, folderNameProblem, type Permission, type UsageMode } from './useFolders';
 

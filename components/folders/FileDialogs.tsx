@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import DialogContentText from '@mui/material/DialogContentText';
 import TextField from '@mui/material/TextField';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
 
 export interface TextDialogProps {
   open: boolean;

@@ -4,7 +4,7 @@
  * Deleting and leaving are confirmed first; each dialog shows the manager's refusal in place.
  */
 import Typography from '@mui/material/Typography';
-import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { TextDialog } from './FileDialogs';
 import { deleteFolder, folderNameProblem, leaveFolder, renameFolder, type FolderSummary } from './useFolders';
 

@@ -23,9 +23,9 @@ import TableRow from '@mui/material/TableRow';
 import Toolbar from '@mui/material/Toolbar';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
-import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
-import { useToast } from '@/components/admin/ui/useToast';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { EmptyState, ProblemAlert, useDelayed } from '@/components/ui/feedback';
+import { useToast } from '@/components/ui/useToast';
 import {
   ArrowBackIcon,
   CloseIcon,
@@ -58,7 +58,7 @@ import {
   type FileEntry,
   type UploadProgress,
 } from './useFolders';
-import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/admin/ui/tableParts';
+import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/ui/tableParts';
 import { FileNameCell, PathBreadcrumbs } from './fileListing';
 
 type Dialog = { kind: 'mkdir' } | { kind: 'rename'; entry: FileEntry } | { kind: 'move' } | { kind: 'delete' } | { kind: 'share' } | { kind: 'clone' } | null;

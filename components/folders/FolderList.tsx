@@ -19,9 +19,9 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
-import { EmptyState, ProblemAlert, useDelayed } from '@/components/admin/ui/feedback';
-import { PageHeader } from '@/components/admin/ui/PageHeader';
-import { useToast } from '@/components/admin/ui/useToast';
+import { EmptyState, ProblemAlert, useDelayed } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
 import { AddIcon, DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
 import { formatBytes, relativeTime } from '@/components/sessions/model';
 import { useNow } from '@/components/sessions/common';
@@ -29,7 +29,7 @@ import { CreateFolderDialog } from './CreateFolderDialog';
 import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
 import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
-import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/admin/ui/tableParts';
+import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/ui/tableParts';
 
 function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
   // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left

@@ -12,7 +12,7 @@ import ListItem from '@mui/material/ListItem';
 import ListItemText from '@mui/material/ListItemText';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { ProblemAlert } from '@/components/admin/ui/feedback';
+import { ProblemAlert } from '@/components/ui/feedback';
 import { PERMISSION_LABELS } from './useFolders';
 import { acceptInvitation, deleteInvitation, useInvitations, useSentInvitations, type Invitation } from './useInvitations';
 

@@ -5,7 +5,7 @@ import Alert from '@mui/material/Alert';
 import DialogContentText from '@mui/material/DialogContentText';
 import MenuItem from '@mui/material/MenuItem';
 import TextField from '@mui/material/TextField';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { PERMISSION_LABELS, type Permission } from './useFolders';
 import { inviteToFolder } from './useInvitations';
 

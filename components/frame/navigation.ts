@@ -1,7 +1,7 @@
 /** The drawer's entries: one per page that exists. Areas add their page here when they land. */
 import type { ComponentType } from 'react';
 import type { SvgIconProps } from '@mui/material/SvgIcon';
-import { AdminIcon, DashboardIcon, FolderIcon, ServicesIcon, SettingsIcon, TerminalIcon } from './icons';
+import { AdminIcon, ChartIcon, DashboardIcon, FolderIcon, ServicesIcon, SettingsIcon, TerminalIcon } from './icons';
 
 export interface NavItem {
   href: string;
@@ -16,6 +16,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: '/sessions', label: 'Sessions', icon: TerminalIcon },
   { href: '/folders', label: 'Folders', icon: FolderIcon },
   { href: '/services', label: 'Services', icon: ServicesIcon },
+  { href: '/statistics', label: 'Statistics', icon: ChartIcon },
   { href: '/settings', label: 'Settings', icon: SettingsIcon },
   { href: '/admin', label: 'Administration', icon: AdminIcon, roles: ['admin', 'superadmin'] },
 ];

@@ -9,7 +9,7 @@ import FormControlLabel from '@mui/material/FormControlLabel';
 import MenuItem from '@mui/material/MenuItem';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { useManager } from '@/components/api/useManager';
 import { isMountable, isTrashed, type FolderSummary } from '@/components/folders/useFolders';
 import { createService, MODEL_MOUNT, SERVICE_IMAGES, serviceNameProblem, type ServeInfo } from './useServices';

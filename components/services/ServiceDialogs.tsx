@@ -8,9 +8,9 @@ import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
-import { CopyButton } from '@/components/admin/ui/CopyButton';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { CopyButton } from '@/components/ui/CopyButton';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { deleteService, durationProblem, issueServiceToken, scaleService, type ServeInfo } from './useServices';
 
 export type ServiceAction = 'scale' | 'token' | 'delete' | null;

@@ -3,7 +3,7 @@
 import Chip from '@mui/material/Chip';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { CopyButton } from '@/components/admin/ui/CopyButton';
+import { CopyButton } from '@/components/ui/CopyButton';
 import { LockIcon } from '@/components/frame/icons';
 
 export function AccessChip({ isPublic }: { isPublic: boolean }) {

@@ -2,7 +2,7 @@
 /** The rename dialog of the session page; the manager's refusal is shown in place. */
 import { useState } from 'react';
 import TextField from '@mui/material/TextField';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { sessionNameProblem } from './model';
 
 export function RenameDialog({ open, current, onRename, onClose }: { open: boolean; current: string; onRename: (name: string) => Promise<unknown>; onClose: () => void }) {

@@ -19,7 +19,7 @@ import { DownloadIcon, RefreshIcon, UploadIcon } from '@/components/frame/icons'
 import { ProblemAlert, useDelayed } from './common';
 import { formatBytes } from './model';
 import { downloadUrl, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, uploadFiles, useSessionFiles } from './useSessions';
-import { SkeletonRows } from '@/components/admin/ui/tableParts';
+import { SkeletonRows } from '@/components/ui/tableParts';
 import { FileNameCell, PathBreadcrumbs } from '@/components/folders/fileListing';
 
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);

@@ -30,7 +30,7 @@ import { AddIcon, ArrowBackIcon, CloseIcon } from '@/components/frame/icons';
 import { ProblemAlert, useDelayed } from './common';
 import { formatBytes, formatSlots, generatedName, sessionNameProblem } from './model';
 import { MountPicker, mountPathProblems, type MountChoice } from './MountPicker';
-import { launchSession, useImages, useScalingGroups, usePresets, useResourceCheck, type ImageChoice, type Preset } from './useLauncher';
+import { launchSession, useImages, useMyProjects, useScalingGroups, usePresets, useResourceCheck, type ImageChoice, type Preset } from './useLauncher';
 
 const GiB = 1024 ** 3;
 const CUSTOM = '__custom__';
@@ -154,7 +154,11 @@ export function SessionLauncher() {
   const images = useImages();
   const presets = usePresets();
   const check = useResourceCheck();
-  const scalingGroups = useScalingGroups();
+  const projects = useMyProjects();
+  const [chosenProject, setProject] = useState('default');
+  // A user outside the default project launches in their first project until they pick one.
+  const project = projects.data?.length && !projects.data.some((p) => p.name === chosenProject) ? projects.data[0].name : chosenProject;
+  const scalingGroups = useScalingGroups(project);
   const [scalingGroup, setScalingGroup] = useState('default');
 
   const [name, setName] = useState('');
@@ -235,6 +239,7 @@ export function SessionLauncher() {
         environ: Object.fromEntries(env.filter((r) => r.key).map((r) => [r.key, r.value])),
         mounts,
         scalingGroup,
+        project,
       });
       router.push(`/sessions/${created.sessionId}`);
     } catch (err) {
@@ -303,6 +308,17 @@ export function SessionLauncher() {
                   slotProps={{ htmlInput: { maxLength: 64, autoComplete: 'off', spellCheck: false } }}
                 />
               </Grid>
+              {(projects.data?.length ?? 0) > 1 && (
+                <Grid size={{ xs: 12, md: 5 }}>
+                  <TextField select fullWidth label="Project" value={project} onChange={(e) => setProject(e.target.value)} helperText="Whose resources and scaling groups the session uses" data-testid="project-select">
+                    {projects.data!.map((p) => (
+                      <MenuItem key={p.id} value={p.name}>
+                        {p.name}
+                      </MenuItem>
+                    ))}
+                  </TextField>
+                </Grid>
+              )}
               {(scalingGroups.data?.scaling_groups.length ?? 0) > 1 && (
                 <Grid size={{ xs: 12, md: 7 }}>
                   <TextField

@@ -1,8 +1,10 @@
 'use client';
-/** The sessions page: running or finished sessions with live status, and the way to start one. */
-import { useState } from 'react';
+/**
+ * The sessions page: running or finished sessions with live status, searched by name, sorted and paged by the
+ * manager (so a thousand sessions load one page), and the way to start one.
+ */
+import { useState, type ReactNode } from 'react';
 import NextLink from 'next/link';
-import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
@@ -14,6 +16,8 @@ import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
+import TableSortLabel from '@mui/material/TableSortLabel';
+import TextField from '@mui/material/TextField';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Tooltip from '@mui/material/Tooltip';
@@ -22,9 +26,17 @@ import { AddIcon, TerminalIcon } from '@/components/frame/icons';
 import { ProblemAlert, StatusChip, useDelayed, useNow } from './common';
 import { formatSlots, parseSlots, queueWords, relativeTime, type SessionSummary } from './model';
 import { useSessionList, type SessionFilter } from './useSessions';
-import { SkeletonRows } from '@/components/admin/ui/tableParts';
+import { SkeletonRows, TablePager } from '@/components/ui/tableParts';
 
-function EmptyState({ filter }: { filter: SessionFilter }) {
+function EmptyState({ filter, search }: { filter: SessionFilter; search: string }) {
+  if (search.trim())
+    return (
+      <Card variant="outlined" sx={{ py: 6, px: 3, textAlign: 'center' }} data-testid="sessions-empty">
+        <Typography variant="h6" component="p">
+          No session names contain “{search.trim()}”
+        </Typography>
+      </Card>
+    );
   return (
     <Card variant="outlined" sx={{ py: 6, px: 3, textAlign: 'center' }} data-testid="sessions-empty">
       <TerminalIcon color="action" sx={{ fontSize: 48, mb: 1 }} />
@@ -92,12 +104,38 @@ function SessionRow({ session, now }: { session: SessionSummary; now: number | n
   );
 }
 
+const PAGE_SIZES = [25, 50, 100];
+
+/** The sortable columns; `when` is the start of a running session and the end of a finished one. */
+type SortKey = 'name' | 'status' | 'image' | 'when';
+
+function SortHeader({ field, sort, onSort, children, sx }: { field: SortKey; sort: { key: SortKey; desc: boolean }; onSort: (key: SortKey) => void; children: ReactNode; sx?: object }) {
+  const active = sort.key === field;
+  return (
+    <TableCell sx={sx} sortDirection={active ? (sort.desc ? 'desc' : 'asc') : false}>
+      <TableSortLabel active={active} direction={active && sort.desc ? 'desc' : 'asc'} onClick={() => onSort(field)}>
+        {children}
+      </TableSortLabel>
+    </TableCell>
+  );
+}
+
 export function SessionList() {
   const [filter, setFilter] = useState<SessionFilter>('running');
-  const { data, error, isLoading } = useSessionList(filter);
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(0);
+  const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'when', desc: true });
+  const field = sort.key === 'when' ? (filter === 'running' ? 'created_at' : 'terminated_at') : sort.key;
+  const order = `${sort.desc ? '-' : '+'}${field}`;
+  const { data, error, isLoading } = useSessionList({ filter, search, page, pageSize, order });
   const showSkeleton = useDelayed(isLoading && !data);
   const now = useNow();
   const items = data?.items ?? [];
+  const onSort = (key: SortKey) => {
+    setSort((s) => ({ key, desc: s.key === key ? !s.desc : key === 'when' }));
+    setPage(0);
+  };
 
   return (
     <Stack spacing={3}>
@@ -106,11 +144,24 @@ export function SessionList() {
           Sessions
         </Typography>
         <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
+          <TextField
+            size="small"
+            label="Search by name"
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setPage(0);
+            }}
+          />
           <ToggleButtonGroup
             size="small"
             exclusive
             value={filter}
-            onChange={(_e, value: SessionFilter | null) => value && setFilter(value)}
+            onChange={(_e, value: SessionFilter | null) => {
+              if (!value) return;
+              setFilter(value);
+              setPage(0);
+            }}
             aria-label="Which sessions"
           >
             <ToggleButton value="running">Running</ToggleButton>
@@ -124,33 +175,37 @@ export function SessionList() {
 
       {error && !data && <ProblemAlert error={error} />}
 
-      {data && items.length === 0 ? (
-        <EmptyState filter={filter} />
+      {data && items.length === 0 && data.total_count === 0 ? (
+        <EmptyState filter={filter} search={search} />
       ) : (
         (data || showSkeleton) && (
           <TableContainer component={Card} variant="outlined">
             <Table size="medium" aria-label={filter === 'running' ? 'Running sessions' : 'Finished sessions'}>
               <TableHead>
                 <TableRow>
-                  <TableCell>Name</TableCell>
-                  <TableCell>Status</TableCell>
-                  <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Image</TableCell>
+                  <SortHeader field="name" sort={sort} onSort={onSort}>
+                    Name
+                  </SortHeader>
+                  <SortHeader field="status" sort={sort} onSort={onSort}>
+                    Status
+                  </SortHeader>
+                  <SortHeader field="image" sort={sort} onSort={onSort} sx={{ display: { xs: 'none', md: 'table-cell' } }}>
+                    Image
+                  </SortHeader>
                   <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>Resources</TableCell>
                   <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>Type</TableCell>
-                  <TableCell>{filter === 'running' ? 'Started' : 'Ended'}</TableCell>
+                  <SortHeader field="when" sort={sort} onSort={onSort}>
+                    {filter === 'running' ? 'Started' : 'Ended'}
+                  </SortHeader>
                 </TableRow>
               </TableHead>
               <TableBody>{data ? items.map((s) => <SessionRow key={s.id} session={s} now={now} />) : <SkeletonRows colSpan={6} />}</TableBody>
             </Table>
+            {data && data.total_count > PAGE_SIZES[0] && (
+              <TablePager count={data.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={PAGE_SIZES} />
+            )}
           </TableContainer>
         )
-      )}
-      {data && data.total_count > items.length && (
-        <Box>
-          <Typography variant="body2" color="text.secondary">
-            Showing the newest {items.length} of {data.total_count} sessions.
-          </Typography>
-        </Box>
       )}
     </Stack>
   );

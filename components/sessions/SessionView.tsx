@@ -20,7 +20,7 @@ import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { ArrowBackIcon, EditIcon, RestartIcon, StopIcon } from '@/components/frame/icons';
 import { CodeConsole } from './CodeConsole';
 import { ProblemAlert, StatusChip, useDelayed } from './common';
@@ -28,7 +28,7 @@ import { formatDateTime, formatSlots, FINISHED_STATUSES, queueWords, type Sessio
 import { SessionApps } from './SessionApps';
 import { CommitDialog, RenameDialog } from './SessionDialogs';
 import { SessionFiles } from './SessionFiles';
-import { FactRow } from '@/components/admin/ui/FactRow';
+import { FactRow } from '@/components/ui/FactRow';
 import { SessionLogs } from './SessionLogs';
 import { SessionSsh } from './SessionSsh';
 import { SessionTerminals } from './SessionTerminals';

@@ -33,7 +33,7 @@ export function ProblemAlert({ error, action, testId, severity = 'error' }: { er
 }
 
 /** Quick loads never show a loading state: the one delay every area uses. */
-export { useDelayed } from '@/components/admin/ui/feedback';
+export { useDelayed } from '@/components/ui/feedback';
 
 /** The current time, ticking every `everyMs`, for relative times; null before the first client render. */
 export function useNow(everyMs = 30_000): number | null {

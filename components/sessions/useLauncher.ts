@@ -37,9 +37,16 @@ export function useImages() {
   });
 }
 
-/** The scaling groups the user may launch in (the default project): `default` is this machine, others a cluster. */
-export function useScalingGroups() {
-  return useManager<{ scaling_groups: { name: string }[] }>('/scaling-groups?group=default', { revalidateOnFocus: false });
+/** The scaling groups the user may launch in for a project: `default` is this machine, others a cluster. */
+export function useScalingGroups(project: string) {
+  return useManager<{ scaling_groups: { name: string }[] }>(`/scaling-groups?${new URLSearchParams({ group: project })}`, { revalidateOnFocus: false });
+}
+
+/** The active projects the user belongs to (sessions are launched in one of them; `default` unless chosen). */
+export function useMyProjects() {
+  return useSWR<{ id: string; name: string }[], ManagerError>('gql:my-projects', () => graphql<{ user: { groups: { id: string; name: string }[] | null } | null }>('{ user { groups { id name } } }').then((d) => d.user?.groups ?? []), {
+    revalidateOnFocus: false,
+  });
 }
 
 export function usePresets() {
@@ -66,6 +73,8 @@ export interface LaunchRequest {
   /** Folder id → path inside the session. */
   mounts: Record<string, string>;
   scalingGroup: string;
+  /** The project's name. */
+  project: string;
 }
 
 /**
@@ -80,6 +89,7 @@ export function launchSession(request: LaunchRequest): Promise<{ sessionId: stri
     startupCommand: request.type === 'batch' ? request.startupCommand : undefined,
     cluster_size: request.cluster_size,
     cluster_mode: 'single-node',
+    group: request.project,
     enqueueOnly: true,
     reuseIfExists: false,
     config: {

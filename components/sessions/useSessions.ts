@@ -8,14 +8,14 @@ import { useCallback, useEffect, useRef } from 'react';
 import useSWR, { useSWRConfig } from 'swr';
 import { ManagerError, problemFrom } from '@/components/api/problem';
 import { managerFetch, managerSend, RELAY_PREFIX, useManager } from '@/components/api/useManager';
-import { graphql } from '@/components/api/graphql';
+import { graphql, nameFilter } from '@/components/api/graphql';
 import { FINISHED_STATUSES, LIVE_STATUSES, USABLE_STATUSES, type FileListing, type ServicePort, type SessionInfo, type SessionSummary } from './model';
 import { useSessionEvents, type SessionEvent } from './sessionEvents';
 
 export type SessionFilter = 'running' | 'finished';
 
-const LIST_QUERY = `query($status: String, $limit: Int, $order: String) {
-  compute_session_list(status: $status, limit: $limit, order: $order) {
+const LIST_QUERY = `query($status: String, $limit: Int, $offset: Int, $order: String, $filter: String) {
+  compute_session_list(status: $status, limit: $limit, offset: $offset, order: $order, filter: $filter) {
     total_count
     items { id name type status status_info queue_position estimated_start image created_at terminated_at occupied_slots cluster_size group_name }
   }
@@ -48,8 +48,21 @@ function useDebounced(revalidate: () => void): () => void {
   }, []);
 }
 
-/** The user's sessions (their domain's for admins), newest first; live through the event stream. */
-export function useSessionList(filter: SessionFilter) {
+export interface SessionListView {
+  filter: SessionFilter;
+  /** Text the name must contain (any case). */
+  search: string;
+  page: number;
+  pageSize: number;
+  /** The manager's order, e.g. "-created_at" (newest first) or "+name". */
+  order: string;
+}
+
+/**
+ * One page of the user's sessions (their domain's for admins), paged, searched and sorted by the manager so a
+ * thousand sessions cost one page; live through the event stream.
+ */
+export function useSessionList({ filter, search, page, pageSize, order }: SessionListView) {
   const { mutate } = useSWRConfig();
   const revalidate = useDebounced(() => void mutate((key) => Array.isArray(key) && key[0] === 'sessions'));
   const connected = useSessionEvents((event) => {
@@ -57,8 +70,11 @@ export function useSessionList(filter: SessionFilter) {
   });
   const statuses = filter === 'running' ? LIVE_STATUSES : FINISHED_STATUSES;
   return useSWR<SessionPage, ManagerError>(
-    ['sessions', filter],
-    () => graphql<{ compute_session_list: SessionPage }>(LIST_QUERY, { status: statuses.join(','), limit: 100, order: '-created_at' }).then((d) => d.compute_session_list),
+    ['sessions', filter, search, page, pageSize, order],
+    () =>
+      graphql<{ compute_session_list: SessionPage }>(LIST_QUERY, { status: statuses.join(','), limit: pageSize, offset: page * pageSize, order, filter: nameFilter(search) }).then(
+        (d) => d.compute_session_list,
+      ),
     { keepPreviousData: true, refreshInterval: connected ? 60_000 : 5_000 },
   );
 }

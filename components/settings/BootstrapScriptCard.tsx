@@ -6,12 +6,12 @@ import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { Loading, ProblemAlert } from '@/components/admin/ui/feedback';
-import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { Loading, ProblemAlert } from '@/components/ui/feedback';
+import { SectionCard } from '@/components/ui/SectionCard';
 import { formatBytes } from '@/components/admin/format';
 import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
 import { saveBootstrapScript, useBootstrapScript } from './useSettings';
-import { useSending } from '@/components/admin/ui/useSending';
+import { useSending } from '@/components/ui/useSending';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';

@@ -6,7 +6,7 @@
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { SectionCard } from '@/components/ui/SectionCard';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 

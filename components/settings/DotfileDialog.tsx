@@ -8,7 +8,7 @@ import { useState } from 'react';
 import InputAdornment from '@mui/material/InputAdornment';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { FormDialog } from '@/components/admin/ui/FormDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
 import { formatBytes } from '@/components/admin/format';
 import { byteLength, checkDotfilePath, checkPermission, MAX_DOTFILES_BYTES, symbolicPermission } from './dotfile-rules';
 import { saveDotfile, type Dotfile } from './useSettings';

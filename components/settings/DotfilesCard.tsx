@@ -10,15 +10,15 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
-import { EmptyState, Loading, ProblemAlert } from '@/components/admin/ui/feedback';
-import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { SectionCard } from '@/components/ui/SectionCard';
 import { formatBytes } from '@/components/admin/format';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
 import { byteLength, MAX_DOTFILES, MAX_DOTFILES_BYTES, symbolicPermission } from './dotfile-rules';
 import { DotfileDialog } from './DotfileDialog';
 import { deleteDotfile, useDotfiles, type Dotfile } from './useSettings';
-import { ActionsHeaderCell, RowAction } from '@/components/admin/ui/tableParts';
+import { ActionsHeaderCell, RowAction } from '@/components/ui/tableParts';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 

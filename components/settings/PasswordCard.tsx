@@ -4,11 +4,11 @@ import { useState, type FormEvent } from 'react';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import { NewPasswordFields, PasswordField } from '@/components/auth/AccountFields';
-import { ProblemAlert } from '@/components/admin/ui/feedback';
+import { ProblemAlert } from '@/components/ui/feedback';
 import { MIN_PASSWORD_LENGTH, passwordLengthProblem } from '@/components/auth/accountRules';
-import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { SectionCard } from '@/components/ui/SectionCard';
 import { updatePassword } from './useSettings';
-import { useSending } from '@/components/admin/ui/useSending';
+import { useSending } from '@/components/ui/useSending';
 
 
 export interface PasswordProblems {

@@ -6,10 +6,10 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { Loading, ProblemAlert } from '@/components/admin/ui/feedback';
-import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { Loading, ProblemAlert } from '@/components/ui/feedback';
+import { SectionCard } from '@/components/ui/SectionCard';
 import { updateFullName, useAccount } from './useSettings';
-import { useSending } from '@/components/admin/ui/useSending';
+import { useSending } from '@/components/ui/useSending';
 
 const MAX_FULL_NAME = 64;
 

@@ -1,8 +1,8 @@
 'use client';
 /** The settings page: profile, password, SSH keypair, dotfiles, the bootstrap script and CLI credentials, one card each. */
 import Stack from '@mui/material/Stack';
-import { PageHeader } from '@/components/admin/ui/PageHeader';
-import { useToast } from '@/components/admin/ui/useToast';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
 import { BootstrapScriptCard } from './BootstrapScriptCard';
 import { CliCredentialsCard } from './CliCredentialsCard';
 import { DotfilesCard } from './DotfilesCard';

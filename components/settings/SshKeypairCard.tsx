@@ -14,13 +14,13 @@ import DialogTitle from '@mui/material/DialogTitle';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { ConfirmDialog } from '@/components/admin/ui/ConfirmDialog';
-import { CopyButton } from '@/components/admin/ui/CopyButton';
-import { EmptyState, Loading, ProblemAlert } from '@/components/admin/ui/feedback';
-import { SectionCard } from '@/components/admin/ui/SectionCard';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { CopyButton } from '@/components/ui/CopyButton';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { SectionCard } from '@/components/ui/SectionCard';
 import { DownloadIcon, KeyIcon, UploadIcon } from '@/components/frame/icons';
 import { generateSshKeypair, uploadSshKeypair, useSshPublicKey } from './useSettings';
-import { useSending } from '@/components/admin/ui/useSending';
+import { useSending } from '@/components/ui/useSending';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 

@@ -13,7 +13,7 @@ import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { SlotBar, useAgents, type AgentRow } from '@/components/admin/AgentsView';
 import { orderSlots, type SlotUnits } from '@/components/admin/format';
 import { parseJsonField } from '@/components/api/graphql';
-import { EmptyState, Loading, ProblemAlert } from '@/components/admin/ui/feedback';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
 import { useSlotUnits } from '@/components/admin/useSlotUnits';
 import { SummaryCard } from './SummaryCard';
 import { useCheckPresets } from './useSummary';

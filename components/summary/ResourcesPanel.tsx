@@ -3,7 +3,7 @@
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { formatSlot, orderSlots } from '@/components/admin/format';
-import { Loading, ProblemAlert } from '@/components/admin/ui/feedback';
+import { Loading, ProblemAlert } from '@/components/ui/feedback';
 import { useSlotUnits } from '@/components/admin/useSlotUnits';
 import { SlotBar } from '@/components/admin/AgentsView';
 import { SummaryCard } from './SummaryCard';

@@ -11,7 +11,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { formatRelative, formatSlot, orderSlots, slotLabel, type SlotUnits } from '@/components/admin/format';
 import { isMissingField, parseJsonField } from '@/components/api/graphql';
-import { EmptyState, Loading, ProblemAlert } from '@/components/admin/ui/feedback';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
 import { useSlotUnits } from '@/components/admin/useSlotUnits';
 import { useAccount } from '@/components/settings/useSettings';
 import { SummaryCard } from './SummaryCard';

@@ -4,18 +4,16 @@
  * capacity, then who is signed in and which manager answers.
  */
 import type { ReactNode } from 'react';
-import Alert from '@mui/material/Alert';
-import AlertTitle from '@mui/material/AlertTitle';
 import Grid from '@mui/material/Grid';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ManagerError } from '@/components/api/problem';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
-import { Loading } from '@/components/admin/ui/feedback';
+import { Loading, ProblemAlert } from '@/components/ui/feedback';
 import { useAccount } from '@/components/settings/useSettings';
 import { CapacityPanel } from './CapacityPanel';
 import { ResourcesPanel } from './ResourcesPanel';
-import { FactRow } from '@/components/admin/ui/FactRow';
+import { FactRow } from '@/components/ui/FactRow';
 import { SessionsPanel } from './SessionsPanel';
 import { SummaryCard } from './SummaryCard';
 import { useApiVersion, useRoles } from './useSummary';
@@ -29,14 +27,8 @@ function Field({ label, value, testId }: { label: string; value: ReactNode; test
 }
 
 function Loaded<T>({ data, error, children }: { data: T | undefined; error: ManagerError | undefined; children: (data: T) => ReactNode }) {
-  if (error) {
-    return (
-      <Alert severity="error">
-        <AlertTitle>{error.problem.title ?? 'Request failed'}</AlertTitle>
-        {error.problem.detail}
-      </Alert>
-    );
-  }
+  // Any error, not only the manager's: a fetch cut short (a navigation, a lost network) is a TypeError.
+  if (error) return <ProblemAlert error={error} />;
   if (data === undefined) return <Loading rows={2} height={20} />;
   return <>{children(data)}</>;
 }

@@ -5,7 +5,7 @@
 import type { ReactNode } from 'react';
 import { AdminTabs } from '@/components/admin/AdminTabs';
 import { isAdminRole } from '@/components/admin/sections';
-import { Forbidden } from '@/components/admin/ui/Forbidden';
+import { Forbidden } from '@/components/ui/Forbidden';
 import { sessionRole } from './access';
 
 export default async function AdminLayout({ children }: { children: ReactNode }) {

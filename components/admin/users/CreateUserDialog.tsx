@@ -11,10 +11,10 @@ import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { useAccount } from '@/components/settings/useSettings';
 import { emailProblem, lengthProblem, passwordLengthProblem } from '@/components/auth/accountRules';
 import { EmailField, FullNameField, PasswordField } from '@/components/auth/AccountFields';
-import { CheckedTextField } from '../ui/CheckedTextField';
-import { ProblemAlert } from '../ui/feedback';
-import { FormDialog } from '../ui/FormDialog';
-import { NameSelect } from '../ui/NameSelect';
+import { CheckedTextField } from '@/components/ui/CheckedTextField';
+import { ProblemAlert } from '@/components/ui/feedback';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { NameSelect } from '@/components/ui/NameSelect';
 import { createUser, ROLE_LABELS, USER_ROLES, useUserFormOptions } from './useUsers';
 
 export function rolesFor(callerRole: string): string[] {

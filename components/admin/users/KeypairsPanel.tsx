@@ -1,6 +1,6 @@
 'use client';
 /**
- * One user's keypairs: list (masked), create, deactivate or reactivate, and the rate limit. Keys themselves never
+ * One user's keypairs: list (masked), create, deactivate or reactivate, the rate limit and the resource policy. Keys themselves never
  * reach the page; users sign in with their password, and the CLI gets the main keypair from `berth login`.
  */
 import { useState } from 'react';
@@ -18,11 +18,13 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { AddIcon } from '@/components/frame/icons';
+import { useGraphql } from '@/components/api/graphql';
+import { NameSelect } from '@/components/ui/NameSelect';
 import { formatRelative } from '../format';
-import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { FormDialog } from '../ui/FormDialog';
-import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
-import { SectionCard } from '../ui/SectionCard';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { SectionCard } from '@/components/ui/SectionCard';
 import { createKeypair, modifyKeypair, useKeypairs, type MaskedKeypair } from './useKeypairs';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
@@ -107,11 +109,32 @@ function RateLimitDialog({ email, keypair, onClose, onSaved }: { email: string; 
   );
 }
 
+function PolicyDialog({ email, keypair, onClose, onSaved }: { email: string; keypair: MaskedKeypair | null; onClose: () => void; onSaved: (policy: string) => void }) {
+  const [policy, setPolicy] = useState(keypair?.resource_policy ?? '');
+  const { data } = useGraphql<{ keypair_resource_policies: { name: string }[] | null }>(keypair ? '{ keypair_resource_policies { name } }' : null);
+  return (
+    <ConfirmDialog
+      open={keypair !== null}
+      title={`Resource policy of ${keypair?.hint ?? ''}`}
+      confirmLabel="Apply"
+      confirmDisabled={!policy || policy === keypair?.resource_policy}
+      onConfirm={async () => {
+        await modifyKeypair(email, keypair!.id, { resource_policy: policy });
+        onSaved(policy);
+      }}
+      onClose={onClose}
+    >
+      <NameSelect label="Keypair resource policy" options={(data?.keypair_resource_policies ?? []).map((p) => p.name)} value={policy} onChange={setPolicy} fullWidth helperText="Limits of this keypair's sessions; new sessions are held to them." />
+    </ConfirmDialog>
+  );
+}
+
 export function KeypairsPanel({ email, onSaved, readOnly = false }: { email: string; onSaved: (message: string) => void; readOnly?: boolean }) {
   const { data, error } = useKeypairs(email);
   const [creating, setCreating] = useState(false);
   const [limiting, setLimiting] = useState<MaskedKeypair | null>(null);
   const [toggling, setToggling] = useState<MaskedKeypair | null>(null);
+  const [applying, setApplying] = useState<MaskedKeypair | null>(null);
   const keypairs = data?.keypairs;
   const activeCount = keypairs?.filter((k) => k.is_active).length ?? 0;
 
@@ -143,6 +166,7 @@ export function KeypairsPanel({ email, onSaved, readOnly = false }: { email: str
                 <TableCell>Access key</TableCell>
                 <TableCell>State</TableCell>
                 <TableCell>Rate limit</TableCell>
+                <TableCell>Policy</TableCell>
                 <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Requests</TableCell>
                 <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Last used</TableCell>
                 {!readOnly && <TableCell align="right">Actions</TableCell>}
@@ -162,12 +186,16 @@ export function KeypairsPanel({ email, onSaved, readOnly = false }: { email: str
                     <Chip size="small" label={k.is_active ? 'Active' : 'Inactive'} color={k.is_active ? 'success' : 'default'} variant={k.is_active ? 'filled' : 'outlined'} />
                   </TableCell>
                   <TableCell sx={{ whiteSpace: 'nowrap' }}>{k.rate_limit === null ? 'Unlimited' : `${k.rate_limit.toLocaleString()} / 15 min`}</TableCell>
+                  <TableCell>{k.resource_policy}</TableCell>
                   <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{k.num_queries.toLocaleString()}</TableCell>
                   <TableCell sx={{ display: { xs: 'none', md: 'table-cell' }, whiteSpace: 'nowrap' }}>{k.last_used ? formatRelative(k.last_used) : 'Never'}</TableCell>
                   {!readOnly && (
                     <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                       <Button size="small" onClick={() => setLimiting(k)}>
                         Rate limit
+                      </Button>
+                      <Button size="small" onClick={() => setApplying(k)} aria-label={`Resource policy of ${k.hint}`}>
+                        Policy
                       </Button>
                       <Button size="small" color={k.is_active ? 'error' : 'primary'} onClick={() => setToggling(k)}>
                         {k.is_active ? 'Deactivate' : 'Activate'}
@@ -190,6 +218,7 @@ export function KeypairsPanel({ email, onSaved, readOnly = false }: { email: str
           onSaved(`Keypair ${hint} is created.`);
         }}
       />
+      <PolicyDialog key={`policy-${applying?.id ?? 'none'}`} email={email} keypair={applying} onClose={() => setApplying(null)} onSaved={(policy) => onSaved(`Applied the policy ${policy}.`)} />
       <RateLimitDialog key={limiting?.id ?? 'none'} email={email} keypair={limiting} onClose={() => setLimiting(null)} onSaved={() => onSaved('The rate limit is saved.')} />
       <ConfirmDialog
         open={toggling !== null}

@@ -13,18 +13,18 @@ import { ArrowBackIcon } from '@/components/frame/icons';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { useAccount } from '@/components/settings/useSettings';
 import { formatDateTime } from '../format';
-import { ConfirmDialog } from '../ui/ConfirmDialog';
-import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
-import { NameSelect } from '../ui/NameSelect';
-import { PageHeader } from '../ui/PageHeader';
-import { SectionCard } from '../ui/SectionCard';
-import { useToast } from '../ui/useToast';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { NameSelect } from '@/components/ui/NameSelect';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { SectionCard } from '@/components/ui/SectionCard';
+import { useToast } from '@/components/ui/useToast';
 import { passwordLengthProblem } from '@/components/auth/accountRules';
 import { rolesFor } from './CreateUserDialog';
 import { KeypairsPanel } from './KeypairsPanel';
 import { RoleChip, StatusChip } from './UsersView';
 import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
-import { useSending } from '../ui/useSending';
+import { useSending } from '@/components/ui/useSending';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
   const me = useCurrentUser();

@@ -20,9 +20,9 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { PersonAddIcon, SearchIcon } from '@/components/frame/icons';
 import { formatDateTime } from '../format';
-import { EmptyState, Loading, ProblemAlert } from '../ui/feedback';
-import { PageHeader } from '../ui/PageHeader';
-import { useToast } from '../ui/useToast';
+import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
 import { CreateUserDialog } from './CreateUserDialog';
 import { ROLE_LABELS, STATUS_LABELS, USER_STATUSES, useUserList, type AdminUser } from './useUsers';
 

@@ -34,7 +34,7 @@ export async function createKeypair(email: string, input: { is_admin: boolean; r
   return answer.keypair;
 }
 
-export async function modifyKeypair(email: string, id: string, props: { is_active?: boolean; is_admin?: boolean; rate_limit?: number | null }): Promise<void> {
+export async function modifyKeypair(email: string, id: string, props: { is_active?: boolean; is_admin?: boolean; rate_limit?: number | null; resource_policy?: string }): Promise<void> {
   await call(ROUTE, { method: 'PATCH', body: JSON.stringify({ email, id, ...props }) });
   await mutate(keyFor(email));
 }

@@ -1,7 +1,7 @@
 /** Superadmins only: other admins get the 403 state, and the manager refuses them these operations anyway. */
 import type { Metadata } from 'next';
 import { ManagerView } from '@/components/admin/ManagerView';
-import { Forbidden } from '@/components/admin/ui/Forbidden';
+import { Forbidden } from '@/components/ui/Forbidden';
 import { sessionRole } from '../access';
 
 export const metadata: Metadata = { title: 'Manager' };

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { ResourcePoliciesView } from '@/components/admin/ResourcePoliciesView';
+import { ResourcePoliciesView } from '@/components/admin/policies/ResourcePoliciesView';
 
 export const metadata: Metadata = { title: 'Resource policies' };
 

@@ -6,7 +6,7 @@
  *
  *   GET   ?email=<user>                              → {keypairs: [MaskedKeypair]}
  *   POST  {email, is_admin?, rate_limit?, resource_policy?}  → {keypair: MaskedKeypair}    (create_keypair)
- *   PATCH {email, id, is_active?, is_admin?, rate_limit?}    → {keypair: MaskedKeypair}    (modify_keypair)
+ *   PATCH {email, id, is_active?, is_admin?, rate_limit?, resource_policy?} → {keypair: MaskedKeypair} (modify_keypair)
  *
  * The manager decides who may do what (admins within their domain, superadmins everywhere).
  */
@@ -120,6 +120,7 @@ const modifyInput = z.object({
   is_active: z.boolean().optional(),
   is_admin: z.boolean().optional(),
   rate_limit: rateLimit.optional(),
+  resource_policy: z.string().min(1).max(256).optional(),
 });
 
 async function readJson<T>(req: NextRequest, schema: z.ZodType<T>): Promise<T> {
@@ -187,6 +188,7 @@ export const PATCH = handle(async (req, keys) => {
   if (input.is_active !== undefined) props.is_active = input.is_active;
   if (input.is_admin !== undefined) props.is_admin = input.is_admin;
   if (input.rate_limit !== undefined) props.rate_limit = input.rate_limit;
+  if (input.resource_policy !== undefined) props.resource_policy = input.resource_policy;
   const modified = await mutation<{ keypair: KeypairRow | null }>(
     keys,
     'modify_keypair',

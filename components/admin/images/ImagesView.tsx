@@ -1,0 +1,183 @@
+'use client';
+/**
+ * Images: the catalog (name, tag, aliases, size, architecture, the agents that have it) and users' customized
+ * images. Superadmins alias and dealias, forget, rescan the local registry and import (convert) an image.
+ */
+import { useState } from 'react';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useCurrentUser } from '@/components/auth/CurrentUser';
+import { AddIcon, DeleteIcon, RefreshIcon } from '@/components/frame/icons';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { DataTable, type Column } from '@/components/ui/DataTable';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { SectionCard } from '@/components/ui/SectionCard';
+import { RowAction } from '@/components/ui/tableParts';
+import { useSending } from '@/components/ui/useSending';
+import { useToast } from '@/components/ui/useToast';
+import { formatBytes } from '../format';
+import { ImportImageDialog } from './ImportImageDialog';
+import { aliasImage, dealiasImage, forgetImage, rescanImages, useImages, type AdminImage } from './useImages';
+
+const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+
+function AliasDialog({ image, onClose, onSaved }: { image: AdminImage | null; onClose: () => void; onSaved: (alias: string) => void }) {
+  const [alias, setAlias] = useState('');
+  const valid = ALIAS.test(alias);
+  return (
+    <FormDialog
+      open={image !== null}
+      title={`New alias for ${image?.name ?? ''}`}
+      submitLabel="Add alias"
+      submitDisabled={!valid}
+      onOpen={() => setAlias('')}
+      onSubmit={async () => {
+        await aliasImage(alias, image!.name, image!.architecture);
+        onSaved(alias);
+      }}
+      onClose={onClose}
+    >
+      <TextField
+        label="Alias"
+        value={alias}
+        onChange={(e) => setAlias(e.target.value)}
+        autoFocus
+        error={alias !== '' && !valid}
+        helperText={alias !== '' && !valid ? 'Letters, digits and . _ : / -; at most 128.' : 'Sessions may be started with this name instead.'}
+      />
+    </FormDialog>
+  );
+}
+
+type Pending = { action: 'dealias'; alias: string } | { action: 'forget'; image: AdminImage } | null;
+
+export function ImagesView() {
+  const { data, error } = useImages();
+  const me = useCurrentUser();
+  const superadmin = me.role === 'superadmin';
+  const [aliasing, setAliasing] = useState<AdminImage | null>(null);
+  const [pending, setPending] = useState<Pending>(null);
+  const [importing, setImporting] = useState(false);
+  const rescan = useSending();
+  const [toast, notify] = useToast();
+
+  const columns: Column<AdminImage>[] = [
+    { key: 'name', label: 'Image', render: (i) => <Typography variant="body2" sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>{i.name}</Typography>, sortValue: (i) => i.name },
+    {
+      key: 'aliases',
+      label: 'Aliases',
+      render: (i) => (
+        <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap', rowGap: 0.5 }}>
+          {(i.aliases ?? []).map((a) => (
+            <Chip key={a} size="small" label={a} onDelete={superadmin ? () => setPending({ action: 'dealias', alias: a }) : undefined} />
+          ))}
+        </Stack>
+      ),
+      sortValue: (i) => i.aliases?.[0] ?? null,
+    },
+    { key: 'arch', label: 'Architecture', render: (i) => i.architecture, sortValue: (i) => i.architecture, wide: true },
+    { key: 'size', label: 'Size', render: (i) => (i.size_bytes ? formatBytes(i.size_bytes) : '—'), sortValue: (i) => i.size_bytes, align: 'right', wide: true },
+    { key: 'agents', label: 'Installed on', render: (i) => (i.installed_agents?.length ? i.installed_agents.join(', ') : 'every agent'), wide: true },
+  ];
+  if (superadmin)
+    columns.push({
+      key: 'actions',
+      label: '',
+      align: 'right',
+      render: (i) => (
+        <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
+          <RowAction title="Add alias" label={`Add an alias for ${i.name}`} icon={<AddIcon fontSize="small" />} onClick={() => setAliasing(i)} size="small" />
+          <RowAction title="Forget" label={`Forget ${i.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setPending({ action: 'forget', image: i })} size="small" />
+        </Stack>
+      ),
+    });
+
+  return (
+    <>
+      <PageHeader
+        title="Images"
+        description="The container images sessions start from. An alias is a short name for an image; forgetting an image removes it from the catalog (not from the agents)."
+        actions={
+          superadmin && (
+            <>
+              <Button
+                variant="outlined"
+                startIcon={<RefreshIcon />}
+                disabled={rescan.pending}
+                onClick={() => void rescan.send(async () => { await rescanImages(); notify('Rescanning the local registry.'); })}
+              >
+                Rescan
+              </Button>
+              <Button variant="contained" onClick={() => setImporting(true)}>
+                Import
+              </Button>
+            </>
+          )
+        }
+      />
+      <ProblemAlert error={rescan.error} onClose={() => rescan.setError(null)} sx={{ mb: 2 }} />
+      <Stack spacing={3}>
+        <DataTable
+          label="Images"
+          testId="images-table"
+          columns={columns}
+          rowKey={(i) => `${i.name}@${i.architecture}`}
+          rows={data ? (data.images ?? []) : undefined}
+          error={error}
+          empty={<EmptyState title="No images">Rescan the registry or import an image.</EmptyState>}
+        />
+        <SectionCard id="customized-images" title="Customized images" description="Images users committed from a session or imported.">
+          <DataTable
+            label="Customized images"
+            testId="customized-images-table"
+            columns={columns.filter((c) => c.key !== 'agents')}
+            rowKey={(i) => `${i.name}@${i.architecture}`}
+            rows={data ? (data.customized_images ?? []) : undefined}
+            error={error}
+            empty={<EmptyState title="No customized images" />}
+          />
+        </SectionCard>
+      </Stack>
+      <AliasDialog
+        image={aliasing}
+        onClose={() => setAliasing(null)}
+        onSaved={(alias) => {
+          setAliasing(null);
+          notify(`Added the alias ${alias}.`);
+        }}
+      />
+      <ConfirmDialog
+        open={pending !== null}
+        title={pending?.action === 'dealias' ? `Remove the alias ${pending.alias}?` : pending ? `Forget ${pending.image.name}?` : ''}
+        confirmLabel={pending?.action === 'dealias' ? 'Remove alias' : 'Forget'}
+        danger
+        onConfirm={async () => {
+          if (pending?.action === 'dealias') {
+            await dealiasImage(pending.alias);
+            notify(`Removed the alias ${pending.alias}.`);
+          } else if (pending) {
+            await forgetImage(pending.image.name, pending.image.architecture);
+            notify(`Forgot ${pending.image.name}.`);
+          }
+        }}
+        onClose={() => setPending(null)}
+      >
+        {pending?.action === 'dealias' ? 'Sessions can no longer be started by this name.' : 'The image leaves the catalog; sessions can no longer start from it until a rescan finds it again.'}
+      </ConfirmDialog>
+      <ImportImageDialog
+        open={importing}
+        onClose={() => setImporting(false)}
+        onStarted={(sessionId) => {
+          setImporting(false);
+          notify(`Import started in session ${sessionId}.`);
+        }}
+      />
+      {toast}
+    </>
+  );
+}

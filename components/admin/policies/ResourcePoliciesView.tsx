@@ -1,0 +1,271 @@
+'use client';
+/**
+ * Resource policies: keypair policies (the limits every keypair's sessions live under), user and project policies
+ * (folder limits), and who uses each. Admins see them; superadmins create, change and delete them (GraphQL
+ * `create_/modify_/delete_*_resource_policy`) and change the idle limits the idle culler enforces (0: never).
+ * A policy is applied to a keypair on the user's page.
+ */
+import { useState } from 'react';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Tooltip from '@mui/material/Tooltip';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableContainer from '@mui/material/TableContainer';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import { useCurrentUser } from '@/components/auth/CurrentUser';
+import { AddIcon, DeleteIcon, EditIcon, TimerIcon } from '@/components/frame/icons';
+import { graphqlMutation, parseJsonField, revalidateGraphql } from '@/components/api/graphql';
+import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
+import { DataTable, type Column } from '@/components/ui/DataTable';
+import { SectionCard } from '@/components/ui/SectionCard';
+import { formatBytes, formatSlot } from '../format';
+import { FolderPolicyDialog, KeypairPolicyDialog, never } from './PolicyDialogs';
+import { deletePolicy, usePolicies, type FolderPolicy, type KeypairPolicy, type PolicyKind } from './usePolicies';
+import { CheckedTextField } from '@/components/ui/CheckedTextField';
+import { FormDialog } from '@/components/ui/FormDialog';
+import { EmptyState } from '@/components/ui/feedback';
+import { PageHeader } from '@/components/ui/PageHeader';
+import { useToast } from '@/components/ui/useToast';
+import { ActionsHeaderCell, ListCardContent, RowAction } from '@/components/ui/tableParts';
+
+type Policy = KeypairPolicy;
+
+const MAX_SECONDS = 2_147_483_647;
+
+/** Seconds as typed: whole, 0 or more. */
+function secondsProblem(text: string): string | null {
+  if (!/^\d+$/.test(text.trim())) return 'Whole seconds, 0 or more (0: never).';
+  return Number(text) > MAX_SECONDS ? 'At most 2147483647 seconds.' : null;
+}
+
+function PolicyDialog({ policy, onClose, onSaved }: { policy: Policy | null; onClose: () => void; onSaved: (name: string) => void }) {
+  const [idle, setIdle] = useState('');
+  const [lifetime, setLifetime] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const problems = { idle: secondsProblem(idle), lifetime: secondsProblem(lifetime) };
+
+  async function save() {
+    setSubmitted(true);
+    if (!policy || problems.idle || problems.lifetime) return;
+    await graphqlMutation(
+      'modify_keypair_resource_policy',
+      'mutation($name: String!, $props: ModifyKeyPairResourcePolicyInput!) { modify_keypair_resource_policy(name: $name, props: $props) { ok msg } }',
+      { name: policy.name, props: { idle_timeout: Number(idle), max_session_lifetime: Number(lifetime) } },
+    );
+    await revalidateGraphql('resource_polic');
+    onSaved(policy.name);
+  }
+
+  return (
+    <FormDialog
+      open={policy !== null}
+      title={policy ? `Idle limits of ${policy.name}` : ''}
+      submitLabel="Save"
+      onOpen={() => {
+        setIdle(String(policy?.idle_timeout ?? 0));
+        setLifetime(String(policy?.max_session_lifetime ?? 0));
+        setSubmitted(false);
+      }}
+      onSubmit={save}
+      onClose={onClose}
+    >
+      <CheckedTextField
+        label="Idle timeout (seconds)"
+        value={idle}
+        onChange={(e) => setIdle(e.target.value)}
+        problem={problems.idle}
+        submitted={submitted}
+        helperText="An interactive session unused this long is ended. 0: never."
+        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+      />
+      <CheckedTextField
+        label="Maximum session lifetime (seconds)"
+        value={lifetime}
+        onChange={(e) => setLifetime(e.target.value)}
+        problem={problems.lifetime}
+        submitted={submitted}
+        helperText="An interactive or batch session older than this is ended, in use or not. 0: never."
+        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+      />
+    </FormDialog>
+  );
+}
+
+/** "3 users" with the names in a tooltip. */
+function UsedBy({ names, noun }: { names: string[] | undefined; noun: string }) {
+  const count = names?.length ?? 0;
+  const text = `${count} ${noun}${count === 1 ? '' : 's'}`;
+  if (!count) return <>{text}</>;
+  const unique = [...new Set(names)];
+  return (
+    <Tooltip title={unique.slice(0, 20).join(', ') + (unique.length > 20 ? ', …' : '')}>
+      <span data-testid="used-by">{text}</span>
+    </Tooltip>
+  );
+}
+
+function slotsText(json: string | null): string {
+  const slots = parseJsonField<Record<string, string>>(json, {});
+  const parts = (['cpu', 'mem'] as const).filter((s) => slots[s] !== undefined && slots[s] !== 'Infinity').map((s) => `${formatSlot(s, slots[s])} ${s === 'cpu' ? 'CPU' : ''}`.trim());
+  return parts.length ? parts.join(', ') : 'unlimited';
+}
+
+type Deleting = { kind: PolicyKind; name: string; users: number } | null;
+
+function FolderPolicyCard({ kind, policies, users, error, canEdit, onEdit, onDelete }: { kind: 'user' | 'project'; policies: FolderPolicy[] | undefined; users: Record<string, string[]> | undefined; error: unknown; canEdit: boolean; onEdit: (p: FolderPolicy | null) => void; onDelete: (p: FolderPolicy) => void }) {
+  const noun = kind === 'user' ? 'user' : 'project';
+  const columns: Column<FolderPolicy>[] = [
+    { key: 'name', label: 'Name', render: (p) => p.name, sortValue: (p) => p.name },
+    { key: 'folders', label: 'Folders', render: (p) => p.max_vfolder_count || 'unlimited', sortValue: (p) => p.max_vfolder_count },
+    { key: 'quota', label: 'Quota scope size', render: (p) => (p.max_quota_scope_size && p.max_quota_scope_size > 0 ? formatBytes(p.max_quota_scope_size) : 'unlimited'), sortValue: (p) => p.max_quota_scope_size },
+    { key: 'used', label: 'Used by', render: (p) => <UsedBy names={users?.[p.name]} noun={noun} />, sortValue: (p) => users?.[p.name]?.length ?? 0 },
+  ];
+  if (canEdit)
+    columns.push({
+      key: 'actions',
+      label: '',
+      align: 'right',
+      render: (p) => (
+        <>
+          <RowAction title="Edit" label={`Edit ${kind} policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => onEdit(p)} size="small" />
+          <RowAction title="Delete" label={`Delete ${kind} policy ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => onDelete(p)} size="small" />
+        </>
+      ),
+    });
+  return (
+    <SectionCard
+      id={`${kind}-policies`}
+      title={kind === 'user' ? 'User policies' : 'Project policies'}
+      description={kind === 'user' ? "Limits on each user's folders." : "Limits on each project's folders."}
+      actions={canEdit && <Button startIcon={<AddIcon />} onClick={() => onEdit(null)}>New {kind} policy</Button>}
+    >
+      <DataTable label={`${kind === 'user' ? 'User' : 'Project'} resource policies`} testId={`${kind}-policies-table`} columns={columns} rowKey={(p) => p.name} rows={policies} error={error} empty={<EmptyState title={`No ${kind} resource policies`} />} />
+    </SectionCard>
+  );
+}
+
+export function ResourcePoliciesView() {
+  const { data, error } = usePolicies();
+  const me = useCurrentUser();
+  const canEdit = me.role === 'superadmin';
+  const [editing, setEditing] = useState<Policy | null>(null);
+  const [keypairDialog, setKeypairDialog] = useState<{ policy: Policy | null } | null>(null);
+  const [folderDialog, setFolderDialog] = useState<{ kind: 'user' | 'project'; policy: FolderPolicy | null } | null>(null);
+  const [deleting, setDeleting] = useState<Deleting>(null);
+  const [toast, notify] = useToast();
+  const policies = data?.keypair;
+  return (
+    <>
+      <PageHeader
+        title="Resource policies"
+        description="The limits of each keypair's sessions, and of each user's and project's folders. Idle sessions and sessions past their lifetime are ended automatically (0: never). Apply a keypair policy on a user's page."
+      />
+      <Stack spacing={3}>
+        <SectionCard
+          id="keypair-policies"
+          title="Keypair policies"
+          actions={canEdit && <Button startIcon={<AddIcon />} onClick={() => setKeypairDialog({ policy: null })}>New keypair policy</Button>}
+        >
+          <ListCardContent error={error} data={policies} loadingRows={3} isEmpty={(p) => p.length === 0} empty={<EmptyState title="No keypair resource policies" />}>
+            {(rows) => (
+              <TableContainer>
+                <Table size="small" aria-label="Keypair resource policies" data-testid="resource-policies-table">
+                  <TableHead>
+                    <TableRow>
+                      <TableCell>Name</TableCell>
+                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Resources</TableCell>
+                      <TableCell>Idle timeout</TableCell>
+                      <TableCell>Maximum lifetime</TableCell>
+                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Concurrent sessions</TableCell>
+                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Containers per session</TableCell>
+                      <TableCell>Used by</TableCell>
+                      {canEdit && <ActionsHeaderCell />}
+                    </TableRow>
+                  </TableHead>
+                  <TableBody>
+                    {rows.map((p) => (
+                      <TableRow key={p.name} hover>
+                        <TableCell>{p.name}</TableCell>
+                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{slotsText(p.total_resource_slots)}</TableCell>
+                        <TableCell>{never(p.idle_timeout)}</TableCell>
+                        <TableCell>{never(p.max_session_lifetime)}</TableCell>
+                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{p.max_concurrent_sessions || 'unlimited'}</TableCell>
+                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{p.max_containers_per_session ?? '—'}</TableCell>
+                        <TableCell>
+                          <UsedBy names={data?.users.keypair[p.name]} noun="keypair" />
+                        </TableCell>
+                        {canEdit && (
+                          <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                            <RowAction title="Edit idle limits" label={`Edit idle limits of ${p.name}`} icon={<TimerIcon fontSize="small" />} onClick={() => setEditing(p)} size="small" />
+                            <RowAction title="Edit" label={`Edit keypair policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setKeypairDialog({ policy: p })} size="small" />
+                            <RowAction title="Delete" label={`Delete keypair policy ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting({ kind: 'keypair', name: p.name, users: data?.users.keypair[p.name]?.length ?? 0 })} size="small" />
+                          </TableCell>
+                        )}
+                      </TableRow>
+                    ))}
+                  </TableBody>
+                </Table>
+              </TableContainer>
+            )}
+          </ListCardContent>
+        </SectionCard>
+        {(['user', 'project'] as const).map((kind) => (
+          <FolderPolicyCard
+            key={kind}
+            kind={kind}
+            policies={data?.[kind]}
+            users={data?.users[kind]}
+            error={error}
+            canEdit={canEdit}
+            onEdit={(policy) => setFolderDialog({ kind, policy })}
+            onDelete={(p) => setDeleting({ kind, name: p.name, users: data?.users[kind][p.name]?.length ?? 0 })}
+          />
+        ))}
+      </Stack>
+      <PolicyDialog
+        policy={editing}
+        onClose={() => setEditing(null)}
+        onSaved={(name) => {
+          setEditing(null);
+          notify(`Saved the idle limits of ${name}.`);
+        }}
+      />
+      <KeypairPolicyDialog
+        open={keypairDialog !== null}
+        policy={keypairDialog?.policy ?? null}
+        onClose={() => setKeypairDialog(null)}
+        onSaved={(name) => {
+          setKeypairDialog(null);
+          notify(`Saved the keypair policy ${name}.`);
+        }}
+      />
+      <FolderPolicyDialog
+        kind={folderDialog?.kind ?? 'user'}
+        open={folderDialog !== null}
+        policy={folderDialog?.policy ?? null}
+        onClose={() => setFolderDialog(null)}
+        onSaved={(name) => {
+          setFolderDialog(null);
+          notify(`Saved the ${folderDialog?.kind} policy ${name}.`);
+        }}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={deleting ? `Delete the ${deleting.kind} policy ${deleting.name}?` : ''}
+        confirmLabel="Delete"
+        danger
+        onConfirm={async () => {
+          await deletePolicy(deleting!.kind, deleting!.name);
+          notify(`Deleted the ${deleting!.kind} policy ${deleting!.name}.`);
+        }}
+        onClose={() => setDeleting(null)}
+      >
+        {deleting?.users ? `It is in use (${deleting.users}); the manager refuses to delete a policy still in use.` : 'Nobody uses it. This cannot be undone.'}
+      </ConfirmDialog>
+      {toast}
+    </>
+  );
+}
