@@ -13,9 +13,13 @@ export interface GqlContext {
   principal: Principal;
   /** Mutation failures answered with `ok: false`; they are listed in `errors` as well. */
   softErrors: GraphQLError[];
-  loaders: Map<string, BatchLoader<any, any>>;
+  /** One BatchLoader per name; loader() knows each one's key and value types by the name it is filed under. */
+  loaders: Map<string, object>;
 }
 
+// graphql-js has checked a resolver's root and args against the SDL in schema.ts: that schema, not TypeScript, is
+// their type, and each resolver names the fields it reads.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type Resolver<A = any, R = any> = (root: R, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => unknown;
 export type ResolverMap = Record<string, Record<string, Resolver>>;
 

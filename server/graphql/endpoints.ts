@@ -4,7 +4,7 @@
  * own services (by user), a domain admin's domain, everything for superadmins; anything else reads as null. Destroyed
  * services are listed too (lifecycle_stage says so). `status` is the derived service status of CONTRACT §5.4.
  */
-import type { SelectQueryBuilder } from 'kysely';
+import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
 import { canSee } from '../auth/delegation';
 import { isAdmin, isSuperadmin } from '../auth/principal';
 import type { Endpoint, Routing } from '../db/schema';
@@ -180,15 +180,15 @@ function endpointsFrom(ctx: GqlContext) {
     .leftJoin('users as so', 'so.uuid', 'e.session_owner');
 }
 
-function selectEndpoint(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, EndpointRow> {
+function selectEndpoint(qb: AnySelect): AnySelect<EndpointRow> {
   return qb.selectAll('e').select(['cu.email as created_user_email', 'so.email as session_owner_email']);
 }
 
 /** The visibility rule of canSee, as a condition on the endpoints query. */
-function visible<Q extends SelectQueryBuilder<any, any, any>>(ctx: GqlContext, q: Q): Q {
+function visible<Q extends AnySelect>(ctx: GqlContext, q: Q): Q {
   const p = ctx.principal;
   if (isSuperadmin(p)) return q;
-  if (isAdmin(p)) return q.where((eb: any) => eb.or([eb('e.domain_name', '=', p.domainName), eb('e.session_owner', '=', p.userId)])) as Q;
+  if (isAdmin(p)) return q.where((eb: AnyExpressionBuilder) => eb.or([eb('e.domain_name', '=', p.domainName), eb('e.session_owner', '=', p.userId)])) as Q;
   return q.where('e.session_owner', '=', p.userId) as Q;
 }
 

@@ -7,7 +7,8 @@
  *           & (and), | (or), ! (not), parentheses; values "text", 'text', numbers, true, false, null.
  *   order:  "-created_at", "+email", "email asc, created_at desc".
  */
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
 import { canonicalUuid } from './scalars';
 import { invalid } from './context';
 
@@ -245,7 +246,7 @@ export function parseFilter(text: string, fields: FieldMap): FilterNode | null {
   return new FilterParser(tokenize(text), fields).parse();
 }
 
-function toExpression(eb: ExpressionBuilder<any, any>, node: FilterNode): Expression<SqlBool> {
+function toExpression(eb: AnyExpressionBuilder, node: FilterNode): Expression<SqlBool> {
   switch (node.kind) {
     case 'and':
       return eb.and(node.items.map((item) => toExpression(eb, item)));
@@ -262,7 +263,7 @@ function toExpression(eb: ExpressionBuilder<any, any>, node: FilterNode): Expres
       if ((node.op === 'in' || node.op === 'not in') && Array.isArray(node.value) && node.value.length === 0) {
         return node.op === 'in' ? sql<SqlBool>`false` : sql<SqlBool>`true`;
       }
-      return eb(ref, node.op, node.value as any);
+      return eb(ref, node.op, node.value as never);
     }
   }
 }
@@ -290,9 +291,9 @@ export function parseOrder(text: string | null | undefined, fields: FieldMap): O
  * Adds a list's filter and order to a query its caller runs itself (lists whose rows pass an access check in memory
  * before they are paged); the caller's own order follows as the tiebreak.
  */
-export function filterAndOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, args: Pick<ListArgs, 'filter' | 'order'>, fields: FieldMap): Q {
+export function filterAndOrder<Q extends AnySelect>(query: Q, args: Pick<ListArgs, 'filter' | 'order'>, fields: FieldMap): Q {
   const filter = args.filter ? parseFilter(args.filter, fields) : null;
-  let out: SelectQueryBuilder<any, any, any> = filter ? query.where((eb) => toExpression(eb, filter)) : query;
+  let out: AnySelect = filter ? query.where((eb) => toExpression(eb, filter)) : query;
   for (const o of parseOrder(args.order, fields)) out = out.orderBy(o.column, o.direction);
   return out as Q;
 }
@@ -311,11 +312,11 @@ export function pageWindow(args: ListArgs): { limit: number; offset: number } {
  * order are checked before any query runs; `tiebreak` keeps pages stable.
  */
 export async function runList<T>(
-  base: SelectQueryBuilder<any, any, any>,
+  base: AnySelect,
   args: ListArgs,
   fields: FieldMap,
   tiebreak: string,
-  select: (qb: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, T>,
+  select: (qb: AnySelect) => AnySelect<T>,
 ): Promise<{ items: T[]; total_count: number }> {
   const { limit, offset } = pageWindow(args);
   const filter = args.filter ? parseFilter(args.filter, fields) : null;

@@ -131,7 +131,7 @@ export async function isMember(ctx: GqlContext, groupId: string, userId: string)
 }
 
 /** Groups the caller may see, optionally within one domain. */
-function scopedGroups(ctx: GqlContext, domainName: string | null | undefined): SelectQueryBuilder<Database, 'groups', {}> {
+function scopedGroups(ctx: GqlContext, domainName: string | null | undefined): SelectQueryBuilder<Database, 'groups', object> {
   let q = dbOf(ctx).selectFrom('groups');
   const p = ctx.principal;
   if (isSuperadmin(p) || isDomainAdmin(p)) {

@@ -2,7 +2,7 @@
  * The three resource-policy kinds (keypair, user, project). Any caller may read a policy by name; the plural lists
  * give admins every policy and other users the ones that apply to them. Only superadmins create, modify, delete.
  */
-import type { Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import { isAdmin } from '../auth/principal';
 import { json } from '../db';
 import type { KeypairResourcePolicyTable, ProjectResourcePolicyTable, UserResourcePolicyTable } from '../db/schema';
@@ -169,14 +169,14 @@ async function createPolicy(ctx: GqlContext, table: PolicyTable, name: string, v
   requireSuperadmin(ctx);
   checkName(name, 'resource policy');
   if (await load(ctx, table, name)) throw new Problem('generic-bad-request', `Resource policy ${name} already exists.`);
-  await dbOf(ctx).insertInto(table).values({ name, ...values } as any).execute();
+  await dbOf(ctx).insertInto(table).values({ name, ...values } as Insertable<KeypairResourcePolicyTable & UserResourcePolicyTable & ProjectResourcePolicyTable>).execute();
   return { resource_policy: await load(ctx, table, name) };
 }
 
 async function modifyPolicy(ctx: GqlContext, table: PolicyTable, name: string, set: Record<string, unknown>) {
   requireSuperadmin(ctx);
   if (!(await load(ctx, table, name))) throw notFound('resource policy');
-  if (Object.keys(set).length) await dbOf(ctx).updateTable(table).set(set as any).where('name', '=', name).execute();
+  if (Object.keys(set).length) await dbOf(ctx).updateTable(table).set(set as Updateable<KeypairResourcePolicyTable & UserResourcePolicyTable & ProjectResourcePolicyTable>).where('name', '=', name).execute();
   return { resource_policy: await load(ctx, table, name) };
 }
 

@@ -2,7 +2,7 @@
  * Scaling groups and their associations with domains, projects and keypairs. Admins read them (domain admins the
  * associations within their domain, users those of their own domain, projects and keypairs); superadmins manage.
  */
-import type { Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import { isAdmin, isSuperadmin } from '../auth/principal';
 import { json } from '../db';
 import type { ScalingGroup, ScalingGroupTable } from '../db/schema';
@@ -212,7 +212,7 @@ export const scalingGroupResolvers: ResolverMap = {
       if (await loadScalingGroup(ctx, name)) throw new Problem('generic-bad-request', `Scaling group ${name} already exists.`);
       await dbOf(ctx)
         .insertInto('scaling_groups')
-        .values({ driver_opts: json({}), scheduler_opts: json({}), ...values, name } as any)
+        .values({ driver_opts: json({}), scheduler_opts: json({}), ...values, name } as Insertable<ScalingGroupTable>)
         .execute();
       return { scaling_group: await loadScalingGroup(ctx, name) };
     }),

@@ -4,7 +4,7 @@
  * canSee): one's own sessions (by access key), a domain admin's domain, everything for superadmins. A session
  * the caller may not see reads as null, exactly like one that does not exist.
  */
-import type { SelectQueryBuilder } from 'kysely';
+import type { AnySelect } from '../db/untyped';
 import { canSee } from '../auth/delegation';
 import { isAdmin, isSuperadmin } from '../auth/principal';
 import type { Kernel, Session } from '../db/schema';
@@ -249,7 +249,7 @@ function sessionsFrom(ctx: GqlContext) {
     .leftJoin('groups as g', 'g.id', 's.group_id');
 }
 
-function selectSession(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, SessionRow> {
+function selectSession(qb: AnySelect): AnySelect<SessionRow> {
   return qb.selectAll('s').select(['u.email as user_email', 'u.full_name as full_name', 'g.name as group_name']);
 }
 
@@ -317,7 +317,7 @@ function containersFrom(ctx: GqlContext) {
   return dbOf(ctx).selectFrom('kernels as k').innerJoin('sessions as s', 's.id', 'k.session_id');
 }
 
-function selectContainer(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, ContainerRow> {
+function selectContainer(qb: AnySelect): AnySelect<ContainerRow> {
   return qb
     .selectAll('k')
     .select(['s.image', 's.architecture', 's.scaling_group_name', 's.starts_at', 's.resource_opts', 's.access_key', 's.domain_name']);

@@ -175,7 +175,7 @@ interface UserFilterArgs {
 }
 
 /** The users an admin may list, with the list arguments applied. */
-function scopedUsers(ctx: GqlContext, args: UserFilterArgs): SelectQueryBuilder<Database, 'users', {}> {
+function scopedUsers(ctx: GqlContext, args: UserFilterArgs): SelectQueryBuilder<Database, 'users', object> {
   const domain = adminDomainScope(ctx, args.domain_name);
   let q = dbOf(ctx).selectFrom('users');
   if (domain) q = q.where('domain_name', '=', domain);

@@ -41,9 +41,9 @@ function statusChange(to: string, options: TransitionOptions) {
   return {
     status: to,
     status_changed: now,
-    status_history: sql`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
+    status_history: sql<string>`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
     ...(options.reason !== undefined ? { status_info: options.reason } : {}),
-    ...(options.statusData ? { status_data: sql`status_data || ${json(options.statusData)}::jsonb` } : {}),
+    ...(options.statusData ? { status_data: sql<string>`status_data || ${json(options.statusData)}::jsonb` } : {}),
     ...(to === 'TERMINATED' || to === 'CANCELLED' ? { terminated_at: now } : {}),
   };
 }
@@ -54,7 +54,7 @@ export async function transitionSession(app: App, sessionId: string, to: string,
   if (!from.length) return null;
   const updated = await app.db
     .updateTable('sessions')
-    .set({ ...statusChange(to, options), ...(options.result ? { result: options.result } : {}) } as any)
+    .set({ ...statusChange(to, options), ...(options.result ? { result: options.result } : {}) })
     .where('id', '=', sessionId)
     .where('status', 'in', from)
     .returningAll()
@@ -70,7 +70,7 @@ export async function transitionSession(app: App, sessionId: string, to: string,
 export async function transitionKernel(app: App, kernelId: string, to: string, options: TransitionOptions = {}): Promise<Kernel | null> {
   const updated = await app.db
     .updateTable('kernels')
-    .set({ ...statusChange(to, options), ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}) } as any)
+    .set({ ...statusChange(to, options), ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}) })
     .where('id', '=', kernelId)
     .where('status', 'not in', ['TERMINATED', 'CANCELLED'])
     .returningAll()

@@ -3,7 +3,7 @@
  * resolution of ./safe-path: every step opens with O_NOFOLLOW, so a symlink never redirects one of them.
  */
 import { type Dirent } from 'node:fs';
-import { link, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { link, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { DIR_FLAGS, FolderRoot, at, codeOf, failed, lstatOrNull, makeDirAt, missing, refuse, statEntries, withLocated, withRoot, withTargetDir } from './safe-path';
 
 export interface MkdirOptions {

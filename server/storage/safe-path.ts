@@ -19,7 +19,7 @@
  * symlink nor crosses into another file system.
  */
 import { constants, lstatSync, type Stats } from 'node:fs';
-import { link, lstat, mkdir, open, readlink, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readlink, type FileHandle } from 'node:fs/promises';
 import { Problem, badRequest, notFound } from '../http/problem';
 
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
