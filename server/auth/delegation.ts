@@ -2,11 +2,11 @@
  * Acting on behalf of another keypair with `owner_access_key` (CONTRACT §2.4): superadmins for anyone, domain
  * admins for non-superadmin users of their own domain, everyone else only for themselves.
  */
-import type { App } from '../app';
+import type { KeypairCache } from './keypair-cache';
 import { Problem } from '../http/problem';
 import { isAdmin, isSuperadmin, type Principal } from './principal';
 
-export async function actingAs(app: App, caller: Principal, ownerAccessKey: string | undefined | null): Promise<Principal> {
+export async function actingAs(app: { keypairs: KeypairCache }, caller: Principal, ownerAccessKey: string | undefined | null): Promise<Principal> {
   if (!ownerAccessKey || ownerAccessKey === caller.accessKey) return caller;
   if (!isAdmin(caller)) throw new Problem('generic-forbidden', 'Only administrators may act for another access key.');
   const owner = await app.keypairs.get(ownerAccessKey);

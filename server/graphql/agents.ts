@@ -6,7 +6,7 @@ import type { Updateable } from 'kysely';
 import { isSuperadmin } from '../auth/principal';
 import type { AgentTable } from '../db/schema';
 import { dbOf, given, invalid, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import { containersOnAgent } from './sessions';
 import { OCCUPYING_AGENT, SESSION_STATUSES } from '../sessions/states';
 import type { Slots } from '../db/schema';

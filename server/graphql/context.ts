@@ -70,9 +70,8 @@ export function notFound(what: string): Problem {
   return new Problem('object-not-found', `No such ${what}.`, undefined, { title: `No such ${what}.` });
 }
 
-export function invalid(detail: string): Problem {
-  return new Problem('invalid-api-params', detail);
-}
+/** A mutation's input refused (400, invalid-api-params): the pipeline's own refusal under GraphQL's usual name. */
+export { badRequest as invalid } from '../http/problem';
 
 /** Maps a database error raised by bad input (constraint, cast) to a Problem; other errors give null. */
 export function databaseProblem(error: unknown): Problem | null {

@@ -14,8 +14,8 @@ import { serviceEndpointUrl } from '../services/shapes';
 import { requestScaling } from '../services/scaler';
 import { routeTableOf } from '../services/route-table';
 import { dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
-import { canonicalUuid } from './scalars';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { canonicalUuid } from '../util/uuid';
 
 export const endpointTypeDefs = /* GraphQL */ `
   type Routing {

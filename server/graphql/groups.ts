@@ -26,7 +26,7 @@ import {
   type ResolverMap,
 } from './context';
 import { loadDomain } from './domains';
-import { canonicalUuid } from './scalars';
+import { canonicalUuid } from '../util/uuid';
 import { hostPermissions, normaliseSlots } from './values';
 
 export const groupTypeDefs = /* GraphQL */ `

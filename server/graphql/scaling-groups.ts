@@ -9,7 +9,7 @@ import type { ScalingGroup, ScalingGroupTable } from '../db/schema';
 import { Problem } from '../http/problem';
 import { adminSees, dbOf, given, invalid, mutation, notFound, requireAdmin, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
 import { isMember, loadGroup } from './groups';
-import { canonicalUuid } from './scalars';
+import { canonicalUuid } from '../util/uuid';
 import { checkName, jsonObject, oneOf } from './values';
 
 export const scalingGroupTypeDefs = /* GraphQL */ `

@@ -25,9 +25,9 @@ import {
   type GqlContext,
   type ResolverMap,
 } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import { loadDomain } from './domains';
-import { canonicalUuid } from './scalars';
+import { canonicalUuid } from '../util/uuid';
 import { checkEmail, ipList, oneOf } from './values';
 
 const USER_FILTER_ARGS = 'domain_name: String, group_id: UUID, is_active: Boolean, status: String';

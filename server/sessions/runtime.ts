@@ -10,6 +10,7 @@ import { startSlurmBackend } from '../agents/slurm/register';
 import { startDockerBackend } from '../agents/docker/register';
 import { BERTH_VERSION } from '../version';
 import { seedImages } from '../images/catalog';
+import { scanEngineImages } from '../images/engine-images';
 import { SessionScheduler } from './scheduler/run';
 import { launchSession } from './launch';
 import { handleKernelExit } from './kernel-exits';
@@ -35,6 +36,7 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
   const slurm = app.settings.slurm ? await startSlurmBackend(app, app.settings.slurm, runnerPath, BERTH_VERSION) : null;
   slurm?.agent.onKernelExit(onExit);
   const docker = app.settings.docker ? await startDockerBackend(app, app.settings.docker, runnerPath, BERTH_VERSION) : null;
+  if (docker) await scanEngineImages(app, docker.liveEngines).catch((err) => app.log.warn({ err }, 'reading the Docker engines\' images failed'));
   for (const engineAgent of docker?.agents ?? []) engineAgent.onKernelExit(onExit);
   const scheduler = new SessionScheduler(app, (ids) => {
     for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
@@ -54,7 +56,7 @@ export async function startSessionRuntime(app: App, localAgentId: string): Promi
   // What survived the last run is settled before anything new launches: a launch this manager started would read
   // as one its crash interrupted.
   await reconcileSessions(app);
-  app.triggerScheduler = () => scheduler.trigger();
+  app.triggerScheduler = (reason) => scheduler.trigger(reason);
   scheduler.trigger();
   return {
     scheduler,
