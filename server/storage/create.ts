@@ -23,7 +23,7 @@ import { checkFolderName, isDotName } from './names';
 import { resolveProject, type ProjectRef } from './projects';
 import { setScopeLimit } from './quota';
 import { createdShape } from './shapes';
-import { makeDirAt, withRoot } from './safe-path';
+import { makeDirAt, withRoot } from '../host-path/folder';
 
 export const USAGE_MODES = ['general', 'model', 'data'] as const;
 export type UsageMode = (typeof USAGE_MODES)[number];
