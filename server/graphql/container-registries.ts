@@ -7,7 +7,7 @@ import type { Updateable } from 'kysely';
 import type { ContainerRegistryTable } from '../db/schema';
 import { Problem } from '../http/problem';
 import { dbOf, given, groupBy, invalid, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { checkName, oneOf } from './values';
+import { checkName, oneOf } from '../admin/values';
 
 export const containerRegistryTypeDefs = /* GraphQL */ `
   type ContainerRegistryConfig {

@@ -5,7 +5,7 @@ import type { Updateable } from 'kysely';
 import type { Domain, DomainTable } from '../db/schema';
 import { Problem } from '../http/problem';
 import { dbOf, given, groupBy, loader, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { checkName, hostPermissions, normaliseSlots } from './values';
+import { checkName, hostPermissions, normaliseSlots } from '../admin/values';
 
 export const domainTypeDefs = /* GraphQL */ `
   type Domain {

@@ -27,7 +27,7 @@ import {
 } from './context';
 import { loadDomain } from './domains';
 import { canonicalUuid } from '../util/uuid';
-import { hostPermissions, normaliseSlots } from './values';
+import { hostPermissions, normaliseSlots } from '../admin/values';
 
 export const groupTypeDefs = /* GraphQL */ `
   type Group {

@@ -12,7 +12,7 @@ import { adminDomainScope, adminSees, dbOf, given, groupBy, invalid, loader, mut
 import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import { canonicalUuid } from '../util/uuid';
 import { checkManaged, loadUserBy } from './users';
-import { nonNegative } from './values';
+import { nonNegative } from '../admin/values';
 import { COUNTING_QUOTA } from '../sessions/states';
 import { sessionsOfKeypair } from './sessions';
 

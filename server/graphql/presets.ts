@@ -5,7 +5,7 @@ import { json } from '../db';
 import type { ResourcePreset, ResourcePresetTable } from '../db/schema';
 import { Problem } from '../http/problem';
 import { dbOf, given, invalid, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { checkName, normaliseSlots, parseBinarySize } from './values';
+import { checkName, normaliseSlots, parseBinarySize } from '../admin/values';
 
 export const presetTypeDefs = /* GraphQL */ `
   type ResourcePreset {

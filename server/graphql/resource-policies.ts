@@ -8,7 +8,7 @@ import { json } from '../db';
 import type { KeypairResourcePolicyTable, ProjectResourcePolicyTable, UserResourcePolicyTable } from '../db/schema';
 import { Problem } from '../http/problem';
 import { dbOf, given, invalid, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { checkName, hostPermissions, nonNegative, normaliseSlots, oneOf } from './values';
+import { checkName, hostPermissions, nonNegative, normaliseSlots, oneOf } from '../admin/values';
 
 export const resourcePolicyTypeDefs = /* GraphQL */ `
   type KeyPairResourcePolicy {

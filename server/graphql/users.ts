@@ -28,7 +28,7 @@ import {
 import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import { loadDomain } from './domains';
 import { canonicalUuid } from '../util/uuid';
-import { checkEmail, ipList, oneOf } from './values';
+import { checkEmail, ipList, oneOf } from '../admin/values';
 
 const USER_FILTER_ARGS = 'domain_name: String, group_id: UUID, is_active: Boolean, status: String';
 
