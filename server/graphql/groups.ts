@@ -25,7 +25,7 @@ import {
   type GqlContext,
   type ResolverMap,
 } from './context';
-import { loadDomain } from './domains';
+import { loadDomain } from '../domains/values';
 import { canonicalUuid } from '../util/uuid';
 import { hostPermissions, normaliseSlots } from '../admin/values';
 
@@ -203,7 +203,7 @@ export const groupResolvers: ResolverMap = {
       assertManagesDomain(ctx, props.domain_name);
       const name = args.name.trim();
       if (!name || name.length > 64) throw invalid('The project name must be 1 to 64 characters.');
-      if (!(await loadDomain(ctx, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
+      if (!(await loadDomain(ctx.app, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
       const policy = props.resource_policy ?? 'default';
       await checkProjectPolicy(ctx, policy);
       const clash = await dbOf(ctx).selectFrom('groups').select('id').where('domain_name', '=', props.domain_name).where('name', '=', name).executeTakeFirst();
@@ -241,7 +241,7 @@ export const groupResolvers: ResolverMap = {
       if (props.is_active !== undefined && props.is_active !== null) set.is_active = props.is_active;
       if (props.domain_name && props.domain_name !== group.domain_name) {
         if (!isSuperadmin(ctx.principal)) throw outsideDomain();
-        if (!(await loadDomain(ctx, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
+        if (!(await loadDomain(ctx.app, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
         set.domain_name = props.domain_name;
       }
       if (props.total_resource_slots !== undefined) set.total_resource_slots = json(normaliseSlots(props.total_resource_slots, 'total_resource_slots'));

@@ -26,7 +26,7 @@ import {
   type ResolverMap,
 } from './context';
 import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
-import { loadDomain } from './domains';
+import { loadDomain } from '../domains/values';
 import { canonicalUuid } from '../util/uuid';
 import { checkEmail, ipList, oneOf } from '../admin/values';
 
@@ -311,7 +311,7 @@ export const userResolvers: ResolverMap = {
       if (!props.password) throw invalid('password must not be empty.');
       const username = props.username?.trim() || email;
       if (username.length > 64) throw invalid('username must be at most 64 characters.');
-      if (!(await loadDomain(ctx, domainName))) throw invalid(`No such domain: ${domainName}`);
+      if (!(await loadDomain(ctx.app, domainName))) throw invalid(`No such domain: ${domainName}`);
       const policy = props.resource_policy ?? 'default';
       await checkUserPolicy(ctx, policy);
       const groupIds = props.group_ids ? await groupIdsIn(ctx, props.group_ids, domainName) : undefined;
@@ -356,7 +356,7 @@ export const userResolvers: ResolverMap = {
       let domain = user.domain_name;
       if (props.domain_name && props.domain_name !== user.domain_name) {
         if (!isSuperadmin(ctx.principal)) throw outsideDomain();
-        if (!(await loadDomain(ctx, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
+        if (!(await loadDomain(ctx.app, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
         domain = set.domain_name = props.domain_name;
       }
       if (props.resource_policy) {
