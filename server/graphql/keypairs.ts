@@ -11,7 +11,7 @@ import { Problem } from '../http/problem';
 import { adminDomainScope, adminSees, dbOf, given, groupBy, invalid, loader, mutation, notFound, requireAdmin, type GqlContext, type ResolverMap } from './context';
 import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import { canonicalUuid } from '../util/uuid';
-import { checkManaged, loadUserBy } from './users';
+import { checkManaged, loadUserBy } from '../accounts/managed-users';
 import { nonNegative } from '../admin/values';
 import { COUNTING_QUOTA } from '../sessions/states';
 import { sessionsOfKeypair } from './sessions';
@@ -173,7 +173,7 @@ async function managedKeypair(ctx: GqlContext, accessKey: string): Promise<Keypa
   requireAdmin(ctx);
   const row = await loadKeypair(ctx, accessKey);
   if (!row || !adminSees(ctx, row.domain_name)) throw notFound('keypair');
-  checkManaged(ctx, row);
+  checkManaged(ctx.principal, row);
   return row;
 }
 
@@ -249,7 +249,7 @@ export const keypairResolvers: ResolverMap = {
     create_keypair: mutation(async (args: { user_id: string; props: KeypairProps }, ctx) => {
       requireAdmin(ctx);
       const uuid = args.user_id.includes('@') ? null : canonicalUuid(args.user_id);
-      const user = checkManaged(ctx, uuid ? await loadUserBy(ctx, 'uuid', uuid) : await loadUserBy(ctx, 'email', args.user_id));
+      const user = checkManaged(ctx.principal, uuid ? await loadUserBy(ctx.app, 'uuid', uuid) : await loadUserBy(ctx.app, 'email', args.user_id));
       const props = args.props ?? {};
       const policy = props.resource_policy ?? 'default';
       await checkKeypairPolicy(ctx, policy);
@@ -296,7 +296,7 @@ export const keypairResolvers: ResolverMap = {
 
     delete_keypair: mutation(async (args: { access_key: string }, ctx) => {
       const row = await managedKeypair(ctx, args.access_key);
-      const owner = await loadUserBy(ctx, 'uuid', row.user_id);
+      const owner = await loadUserBy(ctx.app, 'uuid', row.user_id);
       if (owner?.main_access_key === row.access_key) throw new Problem('generic-bad-request', 'Cannot delete the main access key of a user.');
       await dbOf(ctx).deleteFrom('keypairs').where('access_key', '=', row.access_key).execute();
       ctx.app.keypairs.invalidate(row.access_key);
