@@ -8,12 +8,10 @@ import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
 import { canSee } from '../auth/delegation';
 import { isAdmin, isSuperadmin } from '../auth/principal';
 import type { Endpoint, Routing } from '../db/schema';
-import { json } from '../db';
-import { SERVICE_MAX_RETRIES, checkSessionCount } from '../services/limits';
+import { SERVICE_MAX_RETRIES } from '../services/limits';
 import { serviceEndpointUrl } from '../services/shapes';
-import { requestScaling } from '../services/scaler';
-import { routeTableOf } from '../services/route-table';
-import { dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
+import { modifyEndpoint, type EndpointChanges } from '../services/modify-endpoint';
+import { dbOf, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
 import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import { canonicalUuid } from '../util/uuid';
 
@@ -276,25 +274,10 @@ export const endpointResolvers: ResolverMap = {
     token: () => null,
   },
   Mutation: {
-    modify_endpoint: mutation(async (args: { endpoint_id: string; props: { replicas?: number | null; desired_session_count?: number | null; open_to_public?: boolean | null; environ?: unknown } }, ctx) => {
+    modify_endpoint: mutation(async (args: { endpoint_id: string; props: EndpointChanges }, ctx) => {
       const endpoint = await loadEndpoint(ctx, uuidArg(args.endpoint_id, 'endpoint_id'));
       if (!endpoint || endpoint.lifecycle_stage !== 'created') throw notFound('endpoint');
-      const props = given(args.props);
-      const set: Record<string, unknown> = {};
-      const count = props.desired_session_count ?? props.replicas;
-      if (count !== undefined && count !== null) {
-        await checkSessionCount(ctx.app, endpoint.session_owner, count, 'replicas');
-        set.desired_session_count = count;
-      }
-      if (props.open_to_public !== undefined && props.open_to_public !== null) set.open_to_public = props.open_to_public;
-      if (props.environ !== undefined && props.environ !== null) {
-        const environ = props.environ;
-        if (typeof environ !== 'object' || Array.isArray(environ) || Object.values(environ as object).some((v) => typeof v !== 'string')) throw invalid('environ must be an object of strings.');
-        set.environ = json(environ);
-      }
-      if (Object.keys(set).length) await dbOf(ctx).updateTable('endpoints').set(set).where('id', '=', endpoint.id).execute();
-      routeTableOf(ctx.app).invalidate(endpoint.id);
-      requestScaling(ctx.app, 'service-modified');
+      await modifyEndpoint(ctx.app, endpoint, args.props);
       return { endpoint: await loadEndpoint(ctx, endpoint.id) };
     }),
   },

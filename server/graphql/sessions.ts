@@ -9,9 +9,9 @@ import { canSee } from '../auth/delegation';
 import { isAdmin, isSuperadmin } from '../auth/principal';
 import type { Kernel, Session } from '../db/schema';
 import { Problem } from '../http/problem';
-import { renameSession } from '../sessions/rename';
+import { modifySession, type SessionChanges } from '../sessions/modify';
 import { SESSION_STATUSES } from '../sessions/states';
-import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
+import { adminDomainScope, dbOf, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
 import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from '../db/list-query';
 import { canonicalUuid } from '../util/uuid';
 import { formatKernelStat } from '../sessions/kernel-stats';
@@ -375,11 +375,6 @@ function scheduledAt(history: Record<string, string> | null | undefined): string
   return history?.SCHEDULED ?? null;
 }
 
-interface ModifyProps {
-  name?: string | null;
-  priority?: number | null;
-}
-
 export const sessionResolvers: ResolverMap = {
   Query: {
     compute_session: async (_root, args: { id: string }, ctx) => (await loadSession(ctx, args.id)) ?? null,
@@ -461,20 +456,10 @@ export const sessionResolvers: ResolverMap = {
     live_stat: (k: ContainerRow, _args, ctx: GqlContext) => liveStat(ctx, k),
   },
   Mutation: {
-    modify_compute_session: mutation(async (args: { id: string; props: ModifyProps }, ctx) => {
+    modify_compute_session: mutation(async (args: { id: string; props: SessionChanges }, ctx) => {
       const row = await loadSession(ctx, args.id);
       if (!row) throw notFound('session');
-      const props = given(args.props);
-      if (props.priority !== undefined && props.priority !== null) {
-        if (!Number.isInteger(props.priority) || props.priority < 0 || props.priority > 100) throw invalid('priority must be an integer from 0 to 100.');
-      }
-      if (props.name !== undefined && props.name !== null && props.name !== row.name) {
-        await renameSession(ctx.app, row, props.name);
-      }
-      if (props.priority !== undefined && props.priority !== null) {
-        await dbOf(ctx).updateTable('sessions').set({ priority: props.priority }).where('id', '=', row.id).execute();
-        ctx.app.triggerScheduler();
-      }
+      await modifySession(ctx.app, row, args.props);
       return { compute_session: await loadSession(ctx, row.id) };
     }),
   },
