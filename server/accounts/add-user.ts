@@ -7,7 +7,8 @@ import { badRequest as invalid } from '../http/problem';
 import { checkEmail, ipList } from '../admin/values';
 import { loadDomain } from '../domains/values';
 import { createUser } from './create-user';
-import { checkRole, checkUserPolicy, groupIdsIn, loadUserBy, statusFrom, type UserProps } from './managed-users';
+import { checkRole, groupIdsIn, loadUserBy, statusFrom, type UserProps } from './managed-users';
+import { checkPolicyExists } from '../resource-policies/values';
 
 export async function addUser(app: App, principal: Principal, input: { email: string; props: UserProps & { password: string } }) {
   const props = input.props;
@@ -20,7 +21,7 @@ export async function addUser(app: App, principal: Principal, input: { email: st
   if (username.length > 64) throw invalid('username must be at most 64 characters.');
   if (!(await loadDomain(app, domainName))) throw invalid(`No such domain: ${domainName}`);
   const policy = props.resource_policy ?? 'default';
-  await checkUserPolicy(app, policy);
+  await checkPolicyExists(app, 'user_resource_policies', policy);
   const groupIds = props.group_ids ? await groupIdsIn(app, props.group_ids, domainName) : undefined;
   const created = await createUser(app.db, {
     email,

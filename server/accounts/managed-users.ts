@@ -18,13 +18,11 @@ export function loadUserBy(app: App, column: 'uuid' | 'email', value: string): P
   return app.db.selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
 }
 
-
 /** The user a management operation targets: outside a domain admin's reach reads as missing; superadmins are untouchable for them. */
 export async function managedUser(app: App, principal: Principal, email: string): Promise<User> {
   requireAdmin(principal);
   return checkManaged(principal, await loadUserBy(app, 'email', email));
 }
-
 
 /** Refuses a user outside the caller's reach: missing or in another domain reads as not found. */
 export function checkManaged<T extends { domain_name: string; role: string }>(principal: Principal, user: T | undefined): T {
@@ -36,13 +34,11 @@ export function checkManaged<T extends { domain_name: string; role: string }>(pr
   return user;
 }
 
-
 export function checkRole(principal: Principal, role: string): UserRole {
   const valid = oneOf(role, ROLES, 'role');
   if (valid === 'superadmin' && !isSuperadmin(principal)) throw new Problem('insufficient-privilege', 'Only superadmins may grant the superadmin role.');
   return valid;
 }
-
 
 export function statusFrom(status: string | null | undefined, isActive: boolean | null | undefined): string | undefined {
   if (status) return oneOf(status, STATUSES, 'status');
@@ -50,13 +46,6 @@ export function statusFrom(status: string | null | undefined, isActive: boolean 
   if (isActive === false) return 'inactive';
   return undefined;
 }
-
-
-export async function checkUserPolicy(app: App, name: string): Promise<void> {
-  const found = await app.db.selectFrom('user_resource_policies').select('name').where('name', '=', name).executeTakeFirst();
-  if (!found) throw invalid(`No such user resource policy: ${name}`);
-}
-
 
 /** Project ids, checked to be projects of the domain. */
 export async function groupIdsIn(app: App, ids: (string | null)[], domain: string): Promise<string[]> {
@@ -74,7 +63,6 @@ export async function groupIdsIn(app: App, ids: (string | null)[], domain: strin
   if (found.length !== uuids.length) throw invalid(`group_ids: some projects do not exist in domain ${domain}.`);
   return uuids;
 }
-
 
 export interface UserProps {
   username?: string | null;

@@ -10,7 +10,8 @@ import { json } from '../db';
 import { badRequest as invalid } from '../http/problem';
 import { given, ipList } from '../admin/values';
 import { loadDomain } from '../domains/values';
-import { checkRole, checkUserPolicy, groupIdsIn, loadUserBy, managedUser, statusFrom, type UserProps } from './managed-users';
+import { checkRole, groupIdsIn, loadUserBy, managedUser, statusFrom, type UserProps } from './managed-users';
+import { checkPolicyExists } from '../resource-policies/values';
 
 export async function modifyUser(app: App, principal: Principal, input: { email: string; props: UserProps }) {
   const user = await managedUser(app, principal, input.email);
@@ -39,7 +40,7 @@ export async function modifyUser(app: App, principal: Principal, input: { email:
     domain = set.domain_name = props.domain_name;
   }
   if (props.resource_policy) {
-    await checkUserPolicy(app, props.resource_policy);
+    await checkPolicyExists(app, 'user_resource_policies', props.resource_policy);
     set.resource_policy = props.resource_policy;
   }
   if (props.allowed_client_ip !== undefined) set.allowed_client_ip = json(ipList(props.allowed_client_ip));

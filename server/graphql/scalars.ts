@@ -5,7 +5,6 @@
 import { GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
 import { canonicalUuid } from '../util/uuid';
 
-
 function parseDateTime(value: unknown): Date {
   if (typeof value !== 'string') throw new TypeError('DateTime must be an ISO 8601 string.');
   const date = new Date(value);

@@ -137,7 +137,6 @@ export const userTypeDefs = /* GraphQL */ `
   }
 `;
 
-
 const USER_FIELDS: FieldMap = {
   uuid: { column: 'uuid', type: 'uuid' },
   username: { column: 'username', type: 'string' },

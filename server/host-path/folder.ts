@@ -36,7 +36,6 @@ export function at(fd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 }
 
-
 export function failed(detail: string): Problem {
   return new Problem('vfolder-operation-failed', detail);
 }
@@ -44,7 +43,6 @@ export function failed(detail: string): Problem {
 export function missing(relative: string): Problem {
   return notFound('No such file or directory.', `${relative || '.'} does not exist in the folder.`);
 }
-
 
 /** Percent-decodes repeatedly (double encoding included), byte by byte: for the traversal check only. */
 function percentDecoded(value: string): string {

@@ -16,7 +16,6 @@ import { MAX_LINKS, descriptorPath, isInside, refuse } from './checks';
 
 export const KERNEL_HOME = '/home/work';
 
-
 export interface ResolvedPath {
   /** Host path inside the scratch directory (the real directory path, then the rest). */
   hostPath: string;
@@ -36,7 +35,6 @@ export interface ResolveOptions {
   /** Return the missing tail instead of answering 404 (writes create it). */
   allowMissing?: boolean;
 }
-
 
 /**
  * The lexical part: the path relative to /home/work, normalized. Refuses NUL bytes, absolute paths outside
@@ -58,7 +56,6 @@ export function relativeToHome(userPath: string, field: string): string {
   if (relative === '..' || relative.startsWith('../')) throw refuse(field, `must not leave ${KERNEL_HOME}`);
   return relative;
 }
-
 
 function lstatOrNull(p: string): Stats | null {
   try {
@@ -130,7 +127,6 @@ export function resolveInScratch(root: string, userPath: string, field: string, 
 function kernelPathOf(relative: string): string {
   return relative ? `${KERNEL_HOME}/${relative}` : KERNEL_HOME;
 }
-
 
 /**
  * Opens a path inside `root` without following a symlink in its last component, then checks where the descriptor

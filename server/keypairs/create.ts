@@ -6,7 +6,8 @@ import { generateAccessKey, generateSecretKey } from '../auth/keys';
 import { nonNegative } from '../admin/values';
 import { canonicalUuid } from '../util/uuid';
 import { checkManaged, loadUserBy } from '../accounts/managed-users';
-import { checkKeypairPolicy, loadKeypair, type KeypairProps } from './values';
+import { loadKeypair, type KeypairProps } from './values';
+import { checkPolicyExists } from '../resource-policies/values';
 
 export async function createKeypair(app: App, principal: Principal, input: { user_id: string; props: KeypairProps }) {
   requireAdmin(principal);
@@ -14,7 +15,7 @@ export async function createKeypair(app: App, principal: Principal, input: { use
   const user = checkManaged(principal, uuid ? await loadUserBy(app, 'uuid', uuid) : await loadUserBy(app, 'email', input.user_id));
   const props = input.props ?? {};
   const policy = props.resource_policy ?? 'default';
-  await checkKeypairPolicy(app, policy);
+  await checkPolicyExists(app, 'keypair_resource_policies', policy);
   nonNegative(props.rate_limit, 'rate_limit');
   const accessKey = generateAccessKey();
   await app.db.transaction().execute(async (trx) => {

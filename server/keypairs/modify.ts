@@ -4,7 +4,8 @@ import type { App } from '../app';
 import type { Principal } from '../auth/principal';
 import type { KeypairTable } from '../db/schema';
 import { given, nonNegative } from '../admin/values';
-import { checkKeypairPolicy, loadKeypair, managedKeypair, type KeypairProps } from './values';
+import { loadKeypair, managedKeypair, type KeypairProps } from './values';
+import { checkPolicyExists } from '../resource-policies/values';
 
 export async function modifyKeypair(app: App, principal: Principal, input: { access_key: string; props: KeypairProps }) {
   const row = await managedKeypair(app, principal, input.access_key);
@@ -13,7 +14,7 @@ export async function modifyKeypair(app: App, principal: Principal, input: { acc
   if (props.is_active !== undefined && props.is_active !== null) set.is_active = props.is_active;
   if (props.is_admin !== undefined && props.is_admin !== null) set.is_admin = props.is_admin;
   if (props.resource_policy) {
-    await checkKeypairPolicy(app, props.resource_policy);
+    await checkPolicyExists(app, 'keypair_resource_policies', props.resource_policy);
     set.resource_policy = props.resource_policy;
   }
   if (props.rate_limit !== undefined) {

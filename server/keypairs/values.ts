@@ -2,13 +2,11 @@
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
 import { adminSees, noSuch, requireAdmin } from '../auth/privilege';
-import { badRequest as invalid } from '../http/problem';
 import { checkManaged } from '../accounts/managed-users';
 
 export function keypairsFrom(app: App) {
   return app.db.selectFrom('keypairs as k').innerJoin('users as u', 'u.uuid', 'k.user_id');
 }
-
 
 export function selectKeypair<Q extends ReturnType<typeof keypairsFrom>>(qb: Q) {
   return qb.select([
@@ -31,14 +29,11 @@ export function selectKeypair<Q extends ReturnType<typeof keypairsFrom>>(qb: Q) 
   ]);
 }
 
-
 export type KeypairRow = Awaited<ReturnType<ReturnType<typeof selectKeypair>['executeTakeFirstOrThrow']>> & { revealed?: boolean };
-
 
 export function loadKeypair(app: App, accessKey: string): Promise<KeypairRow | undefined> {
   return selectKeypair(keypairsFrom(app)).where('k.access_key', '=', accessKey).executeTakeFirst();
 }
-
 
 /** The keypair a management operation targets, within the caller's reach. */
 export async function managedKeypair(app: App, principal: Principal, accessKey: string): Promise<KeypairRow> {
@@ -48,13 +43,6 @@ export async function managedKeypair(app: App, principal: Principal, accessKey: 
   checkManaged(principal, row);
   return row;
 }
-
-
-export async function checkKeypairPolicy(app: App, name: string): Promise<void> {
-  const found = await app.db.selectFrom('keypair_resource_policies').select('name').where('name', '=', name).executeTakeFirst();
-  if (!found) throw invalid(`No such keypair resource policy: ${name}`);
-}
-
 
 export interface KeypairProps {
   is_active?: boolean | null;

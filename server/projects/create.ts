@@ -7,7 +7,8 @@ import { json } from '../db';
 import { Problem, badRequest as invalid } from '../http/problem';
 import { hostPermissions, normaliseSlots } from '../admin/values';
 import { loadDomain } from '../domains/values';
-import { checkProjectPolicy, loadGroup, storedType, type GroupProps } from './values';
+import { loadGroup, storedType, type GroupProps } from './values';
+import { checkPolicyExists } from '../resource-policies/values';
 
 export async function createProject(app: App, principal: Principal, input: { name: string; props: GroupProps & { domain_name: string } }) {
   const props = input.props;
@@ -16,7 +17,7 @@ export async function createProject(app: App, principal: Principal, input: { nam
   if (!name || name.length > 64) throw invalid('The project name must be 1 to 64 characters.');
   if (!(await loadDomain(app, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
   const policy = props.resource_policy ?? 'default';
-  await checkProjectPolicy(app, policy);
+  await checkPolicyExists(app, 'project_resource_policies', policy);
   const clash = await app.db.selectFrom('groups').select('id').where('domain_name', '=', props.domain_name).where('name', '=', name).executeTakeFirst();
   if (clash) throw new Problem('generic-bad-request', `Project ${name} already exists in domain ${props.domain_name}.`);
   const id = randomUUID();

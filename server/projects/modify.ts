@@ -10,7 +10,8 @@ import { badRequest as invalid } from '../http/problem';
 import { given, hostPermissions, normaliseSlots } from '../admin/values';
 import { loadDomain } from '../domains/values';
 import { canonicalUuid } from '../util/uuid';
-import { checkProjectPolicy, loadGroup, managedGroup, type GroupProps } from './values';
+import { loadGroup, managedGroup, type GroupProps } from './values';
+import { checkPolicyExists } from '../resource-policies/values';
 
 export async function modifyProject(app: App, principal: Principal, input: { gid: string; props: GroupProps }) {
   const group = await managedGroup(app, principal, input.gid);
@@ -32,7 +33,7 @@ export async function modifyProject(app: App, principal: Principal, input: { gid
   if (props.allowed_vfolder_hosts !== undefined) set.allowed_vfolder_hosts = json(hostPermissions(props.allowed_vfolder_hosts, 'allowed_vfolder_hosts'));
   if (props.integration_id !== undefined) set.integration_id = props.integration_id;
   if (props.resource_policy) {
-    await checkProjectPolicy(app, props.resource_policy);
+    await checkPolicyExists(app, 'project_resource_policies', props.resource_policy);
     set.resource_policy = props.resource_policy;
   }
 

@@ -14,11 +14,9 @@ export function storedType(wire: string): string {
   return stored;
 }
 
-
 export function loadGroup(app: App, id: string): Promise<Group | undefined> {
   return app.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
 }
-
 
 export async function isMember(app: App, groupId: string, userId: string): Promise<boolean> {
   const row = await app.db
@@ -30,7 +28,6 @@ export async function isMember(app: App, groupId: string, userId: string): Promi
   return Boolean(row);
 }
 
-
 /** The group for a management operation: missing, or outside a domain admin's domain, reads as not found. */
 export async function managedGroup(app: App, principal: Principal, id: string): Promise<Group> {
   requireAdmin(principal);
@@ -38,13 +35,6 @@ export async function managedGroup(app: App, principal: Principal, id: string): 
   if (!group || !adminSees(principal, group.domain_name)) throw noSuch('project');
   return group;
 }
-
-
-export async function checkProjectPolicy(app: App, name: string): Promise<void> {
-  const policy = await app.db.selectFrom('project_resource_policies').select('name').where('name', '=', name).executeTakeFirst();
-  if (!policy) throw invalid(`No such project resource policy: ${name}`);
-}
-
 
 export interface GroupProps {
   name?: string | null;

@@ -18,6 +18,13 @@ export const USED_BY = {
   project_resource_policies: { table: 'groups', column: 'resource_policy', what: 'projects' },
 } as const;
 
+const KIND = { keypair_resource_policies: 'keypair', user_resource_policies: 'user', project_resource_policies: 'project' } as const;
+
+/** 400 unless a policy of this kind is named `name`: what a keypair, user or project is given is checked here. */
+export async function checkPolicyExists(app: App, table: PolicyTable, name: string): Promise<void> {
+  if (!(await loadPolicy(app, table, name))) throw invalid(`No such ${KIND[table]} resource policy: ${name}`);
+}
+
 export function loadPolicy(app: App, table: PolicyTable, name: string) {
   return app.db.selectFrom(table).selectAll().where('name', '=', name).executeTakeFirst();
 }
@@ -63,7 +70,6 @@ export function keypairPolicyValues(raw: KeypairPolicyProps): Updateable<Keypair
 
 export const USER_POLICY_COUNTS = ['max_vfolder_count', 'max_quota_scope_size', 'max_session_count_per_model_session', 'max_customized_image_count'];
 export const PROJECT_POLICY_COUNTS = ['max_vfolder_count', 'max_quota_scope_size', 'max_network_count'];
-
 
 /** The column values a create or modify of `table` sets from its input. */
 export function policyValues(table: PolicyTable, props: Record<string, unknown>): Record<string, unknown> {
