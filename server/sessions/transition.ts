@@ -84,37 +84,23 @@ export async function transitionKernel(app: App, kernelId: string, to: string, o
 export async function publishKernelEvent(app: App, kernel: Kernel, name: string, reason: string, exitCode: number | null): Promise<void> {
   const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', kernel.session_id).executeTakeFirst();
   if (!session) return;
-  app.events.publishSession({
+  const exit = ['kernel_terminating', 'kernel_terminated'].includes(name) ? exitCode : null;
+  app.events.publishSession(sessionScoped(session, name, reason, exit, { kernelId: kernel.id, clusterRole: kernel.cluster_role, clusterIdx: kernel.cluster_idx }));
+}
+
+/** An event in a session's scope, with the payload every session and kernel event carries (and `extra`). */
+function sessionScoped(session: Session, name: string, reason: string, exitCode: number | null, extra: Record<string, unknown> = {}) {
+  return {
     name,
     domainName: session.domain_name,
     groupId: session.group_id,
-    payload: {
-      sessionId: session.id,
-      sessionName: session.name,
-      ownerAccessKey: session.access_key,
-      reason,
-      exitCode: ['kernel_terminating', 'kernel_terminated'].includes(name) ? exitCode : null,
-      kernelId: kernel.id,
-      clusterRole: kernel.cluster_role,
-      clusterIdx: kernel.cluster_idx,
-    },
-  });
+    payload: { sessionId: session.id, sessionName: session.name, ownerAccessKey: session.access_key, reason, exitCode, ...extra },
+  };
 }
 
 /** Publishes a session-scope event and notifies the session's callback URL (best effort, CONTRACT §10.3). */
 export function publishSessionEvent(app: App, session: Session, name: string, reason: string, exitCode: number | null): void {
-  app.events.publishSession({
-    name,
-    domainName: session.domain_name,
-    groupId: session.group_id,
-    payload: {
-      sessionId: session.id,
-      sessionName: session.name,
-      ownerAccessKey: session.access_key,
-      reason,
-      exitCode: ['session_success', 'session_failure'].includes(name) ? exitCode : null,
-    },
-  });
+  app.events.publishSession(sessionScoped(session, name, reason, ['session_success', 'session_failure'].includes(name) ? exitCode : null));
   if (session.callback_url) notifyCallback(app, session.callback_url, session.id, name.replace(/^session_/, ''));
 }
 
