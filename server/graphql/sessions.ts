@@ -5,8 +5,8 @@
  * the caller may not see reads as null, exactly like one that does not exist.
  */
 import type { AnySelect } from '../db/untyped';
-import { canSee } from '../auth/delegation';
-import { isAdmin, isSuperadmin } from '../auth/principal';
+import { canSee, seenBy } from '../auth/delegation';
+import { isAdmin } from '../auth/principal';
 import type { Kernel, Session } from '../db/schema';
 import { Problem } from '../http/problem';
 import { modifySession, type SessionChanges } from '../sessions/modify';
@@ -278,10 +278,7 @@ interface SessionFilterArgs {
 
 function scopedSessions(ctx: GqlContext, args: SessionFilterArgs) {
   const p = ctx.principal;
-  // The visibility rule of canSee, as a query condition.
-  let q = sessionsFrom(ctx);
-  if (isAdmin(p) && !isSuperadmin(p)) q = q.where((eb) => eb.or([eb('s.domain_name', '=', p.domainName), eb('s.access_key', '=', p.accessKey)]));
-  else if (!isAdmin(p)) q = q.where('s.access_key', '=', p.accessKey);
+  let q = seenBy(p, sessionsFrom(ctx), { accessKey: 's.access_key', domainName: 's.domain_name' });
   if (args.domain_name) {
     if (isAdmin(p)) adminDomainScope(ctx, args.domain_name);
     else if (args.domain_name !== p.domainName) throw new Problem('generic-forbidden', 'You may list only your own sessions.');
