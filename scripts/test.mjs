@@ -1,4 +1,4 @@
-// `npm test`: every test, as CI runs it. Installs the Debian packages tests need (as root), type-checks, starts a
+// `npm test`: every test, as CI runs it. Installs the Debian packages tests need (as root), type-checks, lints, starts a
 // throwaway PostgreSQL (and, as root, a throwaway Slurm cluster and Docker engine), builds the app for the browser tests, then runs the
 // unit tests, the integration tests on both databases (PGlite and PostgreSQL), the Slurm and Docker tests and the browser tests,
 // and prints one closing line.
@@ -21,6 +21,12 @@ ensurePackages(['run', 'test']);
 
 console.log('\n== type check (tsc --noEmit)');
 if (spawnSync(bin('tsc'), ['--noEmit'], { stdio: 'inherit' }).status !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+console.log('\n== lint (eslint, and the layer rule in .dependency-cruiser.cjs)');
+if (spawnSync('npm', ['run', '--silent', 'lint'], { stdio: 'inherit' }).status !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }

@@ -32,8 +32,11 @@ export interface App {
   agents: Map<string, Agent>;
   /** Where clients reach the app proxy (set once it listens, or from BERTH_APP_PROXY_URL). */
   appProxyUrl: string | null;
-  /** Asks for a scheduling pass soon (set by the sessions module at start). */
-  triggerScheduler: () => void;
+  /**
+   * Asks for a scheduling pass soon: the one way any part asks (set by the sessions module at start). `reason`
+   * (default `event`) is what GET /manager/scheduler/status reports as the pass's trigger.
+   */
+  triggerScheduler: (reason?: string) => void;
   close(): Promise<void>;
 }
 

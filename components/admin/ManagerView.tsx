@@ -162,6 +162,7 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
 
   useEffect(() => {
     if (data && !loaded) {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- the form starts from the announcement once it has loaded
       setEnabled(data.enabled);
       setMessage(data.message);
       setLoaded(true);

@@ -90,6 +90,7 @@ export function TerminalPane({ sessionId, active, label }: { sessionId: string; 
       terminal.current = null;
     };
     // The theme is applied by the effect below; the terminal is not recreated for it.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
   }, []);
 
   useEffect(() => {
@@ -102,6 +103,7 @@ export function TerminalPane({ sessionId, active, label }: { sessionId: string; 
     const t = terminal.current!;
     const ws = new WebSocket(ptyUrl(sessionId));
     socket.current = ws;
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the state mirrors the socket this effect opens
     setState('connecting');
     ws.onopen = () => {
       setState('open');

@@ -27,6 +27,7 @@ export function formatSeconds(total: number): string {
 
 /** Seconds left of each check, counting down from when the answer arrived. */
 function useCountdown(checks: IdleChecks | undefined): { idle?: number; lifetime?: number } {
+  // eslint-disable-next-line react-hooks/purity, react-hooks/exhaustive-deps -- the countdown starts when a new answer arrives
   const arrived = useMemo(() => Date.now(), [checks]);
   const [now, setNow] = useState(arrived);
   const active = Boolean(checks?.idle_timeout || checks?.session_lifetime);

@@ -39,6 +39,7 @@ export { useDelayed } from '@/components/ui/feedback';
 export function useNow(everyMs = 30_000): number | null {
   const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- null on the server and while hydrating, the clock once mounted
     setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), everyMs);
     return () => clearInterval(timer);

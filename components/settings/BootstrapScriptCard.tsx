@@ -22,6 +22,7 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
   const { pending, error: saveError, send } = useSending();
 
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the editor starts from the stored script once it has loaded
     if (typeof data === 'string') setScript(data);
   }, [data]);
 

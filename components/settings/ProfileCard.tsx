@@ -33,6 +33,7 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
   const { pending, error: saveError, send } = useSending();
 
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the form starts from the account once it has loaded
     if (account) setFullName(account.full_name ?? '');
   }, [account]);
 

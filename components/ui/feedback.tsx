@@ -78,6 +78,7 @@ export function useDelayed(active: boolean, delayMs = 300): boolean {
   const [shown, setShown] = useState(false);
   useEffect(() => {
     if (!active) {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- hides at once when the activity ends; the timer shows it
       setShown(false);
       return;
     }

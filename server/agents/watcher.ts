@@ -5,7 +5,6 @@
  */
 import type { App } from '../app';
 import { json } from '../db';
-import { Problem } from '../http/problem';
 import { localSlots } from './register-local';
 
 export const HEARTBEAT_MS = 20_000;
@@ -90,13 +89,4 @@ export function agentServices(app: App): Map<string, AgentService> {
   let map = services.get(app);
   if (!map) services.set(app, (map = new Map()));
   return map;
-}
-
-export async function watcherFor(app: App, agentId: string): Promise<AgentService> {
-  const service = agentServices(app).get(agentId);
-  if (service) return service;
-  const known = await app.db.selectFrom('agents').select('id').where('id', '=', agentId).executeTakeFirst();
-  if (!known) throw new Problem('object-not-found', `No such agent: ${agentId}`, undefined, { title: 'No such agent.' });
-  // A registered agent without a watcher here (another host's) cannot be controlled from this manager.
-  throw new Problem('service-unavailable', `The agent ${agentId} has no watcher reachable from this manager.`);
 }

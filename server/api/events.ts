@@ -9,8 +9,16 @@ import { notFound } from '../http/problem';
 import { findTask } from '../bgtasks/tasks';
 import type { SessionEvent } from '../events/bus';
 
+/** The query with each camelCase alias copied to its snake_case name when that name is absent. */
+function aliased(v: unknown, aliases: Record<string, string>): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  const out: Record<string, unknown> = { ...v };
+  for (const [name, alias] of Object.entries(aliases)) out[name] ??= out[alias];
+  return out;
+}
+
 const sessionEventsInput = z.preprocess(
-  (v: any) => ({ ...v, name: v?.name ?? v?.sessionName, group: v?.group ?? v?.groupName }),
+  (v) => aliased(v, { name: 'sessionName', group: 'groupName' }),
   z.object({
     name: z.string().default('*'),
     ownerAccessKey: z.string().optional(),
@@ -60,7 +68,7 @@ export const eventRoutes = [
   }),
   route({
     method: 'GET', path: '/events/background-task', privilege: 'user', status: 'FROZEN',
-    input: z.preprocess((v: any) => ({ ...v, task_id: v?.task_id ?? v?.taskId }), z.object({ task_id: uuid() })),
+    input: z.preprocess((v) => aliased(v, { task_id: 'taskId' }), z.object({ task_id: uuid() })),
     summary: 'Progress of a background task (SSE)', stream: 'sse',
     handler: async ({ app, principal, input, req, res }) => {
       const task = await findTask(app, principal, input.task_id.toLowerCase());

@@ -9,7 +9,7 @@ import { route, type RouteDef } from '../http/route';
 import { Problem } from '../http/problem';
 import { runGraphql, type GraphqlRequest } from '../graphql/execute';
 import { berthSchema } from '../graphql/schema';
-import { auditGraphql } from '../audit/graphql';
+import { auditGraphql } from '../graphql/audit';
 
 // Built when the routes load, so a schema that does not build stops the manager at start instead of failing requests.
 berthSchema();

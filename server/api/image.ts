@@ -1,6 +1,6 @@
 /** §Image import: the form description and the import itself (admin); loading a `docker save` archive [berth]. */
 import { route } from '../http/route';
-import { importForm, importImage, importSchema } from '../images/import';
+import { importForm, importImage, importSchema } from '../image-builds/import';
 import { loadImageArchive, loadSchema } from '../images/load';
 
 export const imageRoutes = [

@@ -9,7 +9,10 @@ function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
 
-function schemaOf(input: z.ZodType | undefined): any {
+type JsonSchema = z.core.JSONSchema.BaseSchema;
+type Json = Record<string, unknown>;
+
+function schemaOf(input: z.ZodType | undefined): JsonSchema {
   if (!input) return { type: 'object' };
   try {
     return z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' });
@@ -19,7 +22,8 @@ function schemaOf(input: z.ZodType | undefined): any {
 }
 
 export function buildOpenApi(routes: RouteDef[]): object {
-  const doc: any = {
+  const docPaths: Record<string, Record<string, Json>> = {};
+  const doc = {
     openapi: '3.1.0',
     info: { title: 'Berth manager API', version: `${API_VERSION} (Berth ${BERTH_VERSION})`, description: 'Every request except those marked "security: []" is signed as described in the README (HMAC-SHA256, Svc scheme).' },
     components: {
@@ -28,17 +32,17 @@ export function buildOpenApi(routes: RouteDef[]): object {
         Problem: { type: 'object', properties: { type: { type: 'string', description: `${PROBLEM_BASE}<slug>` }, title: { type: 'string' }, detail: { type: 'string' }, data: {} }, required: ['type', 'title', 'detail'] },
       },
     },
-    paths: {} as Record<string, any>,
+    paths: docPaths,
   };
   for (const r of routes) {
     for (const path of paths(r)) {
       const oaPath = toOpenApiPath(path);
       const pathParams = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
       const schema = schemaOf(r.input);
-      const properties: Record<string, any> = schema.properties ?? {};
+      const properties = schema.properties ?? {};
       const required: string[] = schema.required ?? [];
-      const parameters: any[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-      const op: any = {
+      const parameters: Json[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+      const op: Json = {
         summary: r.summary,
         'x-privilege': r.privilege,
         'x-manager-status': r.status,
@@ -61,8 +65,7 @@ export function buildOpenApi(routes: RouteDef[]): object {
         };
       }
       if (parameters.length) op.parameters = parameters;
-      doc.paths[oaPath] ??= {};
-      doc.paths[oaPath][r.method.toLowerCase()] = op;
+      (docPaths[oaPath] ??= {})[r.method.toLowerCase()] = op;
     }
   }
   return doc;

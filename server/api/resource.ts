@@ -7,7 +7,7 @@ import { listPresets } from '../resources/presets';
 import { checkPresets } from '../resources/check-presets';
 import { listScalingGroups } from '../resources/scaling-groups';
 import { recalculateUsage } from '../resources/recalculate';
-import { watcherFor } from '../agents/watcher';
+import { watcherFor } from '../resources/watcher';
 import { monthUsage, periodUsage } from '../resources/usage-report/project-usage';
 import { monthlyStats } from '../resources/usage-report/monthly-stats';
 

@@ -1,6 +1,6 @@
 /** §Model services: create, inspect, scale, route, token and destroy model services (CONTRACT §13). */
 import { z } from 'zod';
-import { route } from '../http/route';
+import { route, type RequestContext } from '../http/route';
 import { bool, int } from '../http/params';
 import { fold, CONFIG_ALIASES } from '../sessions/inputs';
 import { createService } from '../services/create';
@@ -73,7 +73,7 @@ const createSchema = z.preprocess(
 );
 
 const byId = z.object({ service_id: z.string().min(1) });
-const lookup = (ctx: { app: any; principal: any; input: { service_id: string } }) => findService(ctx.app, ctx.principal, ctx.input.service_id);
+const lookup = (ctx: RequestContext<{ service_id: string }>) => findService(ctx.app, ctx.principal, ctx.input.service_id);
 
 export const serviceRoutes = [
   route({

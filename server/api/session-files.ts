@@ -9,7 +9,7 @@ import { sessionScratch } from '../sessions/files/scratch';
 import { listFiles } from '../sessions/files/list';
 import { parseUpload, writeUpload, UPLOAD_BODY_LIMIT } from '../sessions/files/upload';
 import { downloadArchive, downloadSingle } from '../sessions/files/download';
-import { commitStatus, startCommit } from '../images/commit';
+import { commitStatus, startCommit } from '../image-builds/commit';
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
 

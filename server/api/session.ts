@@ -1,6 +1,6 @@
 /** §Sessions: create, inspect, execute, manage and destroy compute sessions. */
 import { z } from 'zod';
-import { route, raw } from '../http/route';
+import { route, raw, type RequestContext } from '../http/route';
 import { bool, uuid } from '../http/params';
 import { Problem } from '../http/problem';
 import { createSession } from '../sessions/create';
@@ -19,7 +19,7 @@ import { parseJsonMap } from '../apps/options';
 import { int } from '../http/params';
 
 const byName = z.object({ session_name: z.string().min(1), owner_access_key: z.string().nullish() });
-const lookup = (ctx: { app: any; principal: any; input: { session_name: string; owner_access_key?: string | null } }) =>
+const lookup = (ctx: RequestContext<{ session_name: string; owner_access_key?: string | null }>) =>
   findSession(ctx.app, ctx.principal, ctx.input.session_name, { ownerAccessKey: ctx.input.owner_access_key });
 
 const executeSchema = z.object({

@@ -1,6 +1,6 @@
 /** §Streams: terminals, code execution and app relays over WebSocket, and the session's app list. */
 import { z } from 'zod';
-import { route, upgradeRequired } from '../http/route';
+import { route, upgradeRequired, type RequestContext } from '../http/route';
 import { int } from '../http/params';
 import { findSession } from '../sessions/access';
 import { mainKernel } from '../sessions/execute';
@@ -14,7 +14,7 @@ import { parseJsonMap } from '../apps/options';
 const byName = z.object({ session_name: z.string().min(1), owner_access_key: z.string().nullish() });
 const appQuery = byName.extend({ app: z.string().min(1), port: int().pipe(z.number().min(1024).max(65535)).optional(), envs: z.string().optional(), arguments: z.string().optional() });
 
-const running = async (ctx: { app: any; principal: any; input: { session_name: string; owner_access_key?: string | null } }) => {
+const running = async (ctx: RequestContext<{ session_name: string; owner_access_key?: string | null }>) => {
   const session = await findSession(ctx.app, ctx.principal, ctx.input.session_name, { ownerAccessKey: ctx.input.owner_access_key });
   await mainKernel(ctx.app, session);
   return session;

@@ -6,7 +6,7 @@
 import type { App } from '../app';
 import { isSuperadmin, type Principal } from '../auth/principal';
 import { Problem } from '../http/problem';
-import { filterAndOrder, pageWindow, type FieldMap, type ListArgs } from '../graphql/filter';
+import { filterAndOrder, pageWindow, type FieldMap, type ListArgs } from '../db/list-query';
 import { auditOf } from './writer';
 
 export const AUDIT_FIELDS: FieldMap = {

@@ -2,11 +2,12 @@
  * Acting on behalf of another keypair with `owner_access_key` (CONTRACT §2.4): superadmins for anyone, domain
  * admins for non-superadmin users of their own domain, everyone else only for themselves.
  */
-import type { App } from '../app';
+import type { KeypairCache } from './keypair-cache';
 import { Problem } from '../http/problem';
+import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
 import { isAdmin, isSuperadmin, type Principal } from './principal';
 
-export async function actingAs(app: App, caller: Principal, ownerAccessKey: string | undefined | null): Promise<Principal> {
+export async function actingAs(app: { keypairs: KeypairCache }, caller: Principal, ownerAccessKey: string | undefined | null): Promise<Principal> {
   if (!ownerAccessKey || ownerAccessKey === caller.accessKey) return caller;
   if (!isAdmin(caller)) throw new Problem('generic-forbidden', 'Only administrators may act for another access key.');
   const owner = await app.keypairs.get(ownerAccessKey);
@@ -18,9 +19,31 @@ export async function actingAs(app: App, caller: Principal, ownerAccessKey: stri
   return owner;
 }
 
+/**
+ * Whom a viewer sees among resources owned by an access key (sessions, and what hangs off them): everything for a
+ * superadmin; else their own access key's, plus their domain's for a domain admin. One rule, two forms: canSee for
+ * one resource (a read by id, a write), seenBy for a query (lists and counts), so a list never shows what a read
+ * refuses.
+ */
+type Sight = { all: true } | { all: false; accessKey: string; domain: string | null };
+
+function sightOf(viewer: Principal): Sight {
+  if (isSuperadmin(viewer)) return { all: true };
+  return { all: false, accessKey: viewer.accessKey, domain: isAdmin(viewer) ? viewer.domainName : null };
+}
+
 /** Whether `viewer` may see a resource owned in `domainName` by `ownerAccessKey`. */
 export function canSee(viewer: Principal, owner: { accessKey: string; domainName: string }): boolean {
-  if (viewer.accessKey === owner.accessKey) return true;
-  if (isSuperadmin(viewer)) return true;
-  return isAdmin(viewer) && viewer.domainName === owner.domainName;
+  const sight = sightOf(viewer);
+  return sight.all || owner.accessKey === sight.accessKey || owner.domainName === sight.domain;
+}
+
+/** canSee as a condition on a query whose owner access key and domain are the given columns. */
+export function seenBy<Q extends AnySelect>(viewer: Principal, query: Q, columns: { accessKey: string; domainName: string }): Q {
+  const sight = sightOf(viewer);
+  if (sight.all) return query;
+  const { accessKey, domain } = sight;
+  return query.where((eb: AnyExpressionBuilder) =>
+    eb.or([eb(eb.ref(columns.accessKey), '=', accessKey), ...(domain ? [eb(eb.ref(columns.domainName), '=', domain)] : [])]),
+  ) as Q;
 }

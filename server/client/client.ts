@@ -40,6 +40,8 @@ export class ApiResponse {
   get text(): string {
     return this.body.toString('utf8');
   }
+  // A caller that names no type reads untyped JSON (the CLI and tests print or assert on it as it came).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
   json<T = any>(): T {
     return JSON.parse(this.text) as T;
   }
@@ -148,6 +150,7 @@ export class BerthClient {
   }
 
   /** Sends a request and returns its JSON body; throws ApiError on a non-2xx answer. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as json() above
   async call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.request(method, path, options);
     const isJson = String(response.headers['content-type'] ?? '').includes('json');

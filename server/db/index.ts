@@ -46,7 +46,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       connectionString: options.url,
       max: 10,
       // Byte counts live in int8 columns; they stay far below 2^53, so plain numbers are safe and match PGlite.
-      types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
+      types: { getTypeParser: ((oid: number, format?: 'text') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
     });
     // An idle client can lose its connection (server restart, admin termination): the pool replaces it, and
     // the error must not become an uncaught exception that stops the manager.

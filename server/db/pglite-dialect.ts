@@ -12,10 +12,10 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
-  type Kysely,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { AnyKysely } from './untyped';
 
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly db: PGlite) {}
@@ -90,7 +90,7 @@ export class PGliteDialect implements Dialect {
   createQueryCompiler() {
     return new PostgresQueryCompiler();
   }
-  createIntrospector(db: Kysely<any>) {
+  createIntrospector(db: AnyKysely) {
     return new PostgresIntrospector(db);
   }
 }

@@ -2,11 +2,10 @@
  * Agents: superadmins read full records (agent, agent_list) and modify them; every user reads summaries of the
  * agents in scaling groups open to their domain, projects or keypairs (agent_summary, agent_summary_list).
  */
-import type { Updateable } from 'kysely';
 import { isSuperadmin } from '../auth/principal';
-import type { AgentTable } from '../db/schema';
-import { dbOf, given, invalid, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+import { dbOf, invalid, mutation, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
+import { modifyAgent } from '../manager/modify-agent';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import { containersOnAgent } from './sessions';
 import { OCCUPYING_AGENT, SESSION_STATUSES } from '../sessions/states';
 import type { Slots } from '../db/schema';
@@ -225,20 +224,6 @@ export const agentResolvers: ResolverMap = {
     agent_summary_list: (_root, args: AgentFilterArgs & ListArgs, ctx) => runList(scopedAgents(ctx, args), args, SUMMARY_FIELDS, 'id', (qb) => qb.selectAll()),
   },
   Mutation: {
-    modify_agent: mutation(async (args: { id: string; props: { schedulable?: boolean | null; scaling_group?: string | null } }, ctx) => {
-      requireSuperadmin(ctx);
-      const agent = await dbOf(ctx).selectFrom('agents').select('id').where('id', '=', args.id).executeTakeFirst();
-      if (!agent) throw notFound('agent');
-      const props = given(args.props);
-      const set: Updateable<AgentTable> = {};
-      if (props.schedulable !== undefined && props.schedulable !== null) set.schedulable = props.schedulable;
-      if (props.scaling_group) {
-        const sg = await dbOf(ctx).selectFrom('scaling_groups').select('name').where('name', '=', props.scaling_group).executeTakeFirst();
-        if (!sg) throw invalid(`No such scaling group: ${props.scaling_group}`);
-        set.scaling_group = props.scaling_group;
-      }
-      if (Object.keys(set).length) await dbOf(ctx).updateTable('agents').set(set).where('id', '=', args.id).execute();
-      return { agent: await dbOf(ctx).selectFrom('agents').selectAll().where('id', '=', args.id).executeTakeFirst() };
-    }),
+    modify_agent: mutation((args: { id: string; props: { schedulable?: boolean | null; scaling_group?: string | null } }, ctx) => modifyAgent(ctx.app, ctx.principal, args)),
   },
 };

@@ -1,6 +1,6 @@
 /** `audit_log_list` (issue 14): the audit log for superadmins; anyone else gets a permission error. */
 import { listAuditLog } from '../audit/list';
-import type { ListArgs } from './filter';
+import type { ListArgs } from '../db/list-query';
 import type { ResolverMap } from './context';
 
 export const auditLogTypeDefs = /* GraphQL */ `

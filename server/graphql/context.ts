@@ -7,15 +7,21 @@ import type { App } from '../app';
 import type { Db } from '../db';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { Problem } from '../http/problem';
+import * as privilege from '../auth/privilege';
+import { outsideDomain } from '../auth/privilege';
 
 export interface GqlContext {
   app: App;
   principal: Principal;
   /** Mutation failures answered with `ok: false`; they are listed in `errors` as well. */
   softErrors: GraphQLError[];
-  loaders: Map<string, BatchLoader<any, any>>;
+  /** One BatchLoader per name; loader() knows each one's key and value types by the name it is filed under. */
+  loaders: Map<string, object>;
 }
 
+// graphql-js has checked a resolver's root and args against the SDL in schema.ts: that schema, not TypeScript, is
+// their type, and each resolver names the fields it reads.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type Resolver<A = any, R = any> = (root: R, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => unknown;
 export type ResolverMap = Record<string, Record<string, Resolver>>;
 
@@ -29,16 +35,14 @@ export function isDomainAdmin(p: Principal): boolean {
 }
 
 export function requireAdmin(ctx: GqlContext): void {
-  if (!isAdmin(ctx.principal)) throw new Problem('insufficient-privilege', 'This operation needs admin privilege.');
+  privilege.requireAdmin(ctx.principal);
 }
 
 export function requireSuperadmin(ctx: GqlContext): void {
-  if (!isSuperadmin(ctx.principal)) throw new Problem('insufficient-privilege', 'This operation needs superadmin privilege.');
+  privilege.requireSuperadmin(ctx.principal);
 }
 
-export function outsideDomain(): Problem {
-  return new Problem('generic-forbidden', 'Domain admins may act only within their own domain.');
-}
+export { outsideDomain };
 
 /**
  * The domain an admin operation is confined to: for a superadmin the one asked for (undefined = every domain),
@@ -53,22 +57,18 @@ export function adminDomainScope(ctx: GqlContext, requested?: string | null): st
 
 /** Refuses unless the caller may manage objects of this domain (superadmin, or admin of that domain). */
 export function assertManagesDomain(ctx: GqlContext, domain: string): void {
-  requireAdmin(ctx);
-  if (!isSuperadmin(ctx.principal) && domain !== ctx.principal.domainName) throw outsideDomain();
+  privilege.assertManagesDomain(ctx.principal, domain);
 }
 
 /** Whether the caller can see objects of this domain at admin level. */
 export function adminSees(ctx: GqlContext, domain: string): boolean {
-  return isSuperadmin(ctx.principal) || (isAdmin(ctx.principal) && ctx.principal.domainName === domain);
+  return privilege.adminSees(ctx.principal, domain);
 }
 
-export function notFound(what: string): Problem {
-  return new Problem('object-not-found', `No such ${what}.`, undefined, { title: `No such ${what}.` });
-}
+export { noSuch as notFound } from '../auth/privilege';
 
-export function invalid(detail: string): Problem {
-  return new Problem('invalid-api-params', detail);
-}
+/** A mutation's input refused (400, invalid-api-params): the pipeline's own refusal under GraphQL's usual name. */
+export { badRequest as invalid } from '../http/problem';
 
 /** Maps a database error raised by bad input (constraint, cast) to a Problem; other errors give null. */
 export function databaseProblem(error: unknown): Problem | null {
@@ -147,7 +147,4 @@ export function groupBy<K, T>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   return out;
 }
 
-/** The fields of `props` that were given (undefined ones dropped; explicit nulls kept). */
-export function given<T extends object>(props: T | null | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(props ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
+export { given } from '../admin/values';

@@ -1,11 +1,13 @@
 /** Domains: read by superadmins (any) and members (their own); managed by superadmins. */
 import { isSuperadmin } from '../auth/principal';
-import { json } from '../db';
-import type { Updateable } from 'kysely';
-import type { Domain, DomainTable } from '../db/schema';
+import type { Domain } from '../db/schema';
 import { Problem } from '../http/problem';
-import { dbOf, given, groupBy, loader, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { checkName, hostPermissions, normaliseSlots } from './values';
+import { dbOf, groupBy, loader, mutation, requireSuperadmin, type ResolverMap } from './context';
+import { loadDomain, type DomainProps } from '../domains/values';
+import { createDomain } from '../domains/create';
+import { modifyDomain } from '../domains/modify';
+import { deleteDomain } from '../domains/delete';
+import { purgeDomain } from '../domains/purge';
 
 export const domainTypeDefs = /* GraphQL */ `
   type Domain {
@@ -62,24 +64,6 @@ export const domainTypeDefs = /* GraphQL */ `
   }
 `;
 
-interface DomainProps {
-  name?: string;
-  description?: string | null;
-  is_active?: boolean | null;
-  total_resource_slots?: unknown;
-  allowed_vfolder_hosts?: unknown;
-  allowed_docker_registries?: (string | null)[] | null;
-  integration_id?: string | null;
-}
-
-export function loadDomain(ctx: GqlContext, name: string): Promise<Domain | undefined> {
-  return dbOf(ctx).selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
-}
-
-function registries(list: (string | null)[] | null | undefined): string[] {
-  return (list ?? []).filter((r): r is string => typeof r === 'string' && r.length > 0);
-}
-
 export const domainResolvers: ResolverMap = {
   Query: {
     async domain(_root, args: { name?: string | null }, ctx) {
@@ -87,7 +71,7 @@ export const domainResolvers: ResolverMap = {
       if (!isSuperadmin(ctx.principal) && name !== ctx.principal.domainName) {
         throw new Problem('generic-forbidden', 'You may read only your own domain.');
       }
-      return (await loadDomain(ctx, name)) ?? null;
+      return (await loadDomain(ctx.app, name)) ?? null;
     },
     async domains(_root, args: { is_active?: boolean | null }, ctx) {
       requireSuperadmin(ctx);
@@ -106,86 +90,12 @@ export const domainResolvers: ResolverMap = {
     },
   },
   Mutation: {
-    create_domain: mutation(async (args: { name: string; props: DomainProps }, ctx) => {
-      requireSuperadmin(ctx);
-      const name = checkName(args.name, 'domain');
-      const props = args.props;
-      if (await loadDomain(ctx, name)) throw new Problem('generic-bad-request', `Domain ${name} already exists.`);
-      await dbOf(ctx)
-        .insertInto('domains')
-        .values({
-          name,
-          description: props.description ?? '',
-          is_active: props.is_active ?? true,
-          total_resource_slots: json(normaliseSlots(props.total_resource_slots, 'total_resource_slots')),
-          allowed_vfolder_hosts: json(hostPermissions(props.allowed_vfolder_hosts, 'allowed_vfolder_hosts')),
-          allowed_docker_registries: json(registries(props.allowed_docker_registries)),
-          integration_id: props.integration_id ?? null,
-          dotfiles: json([]),
-        })
-        .execute();
-      return { domain: await loadDomain(ctx, name) };
-    }),
+    create_domain: mutation((args: { name: string; props: DomainProps }, ctx) => createDomain(ctx.app, ctx.principal, args)),
 
-    modify_domain: mutation(async (args: { name: string; props: DomainProps }, ctx) => {
-      requireSuperadmin(ctx);
-      const current = await loadDomain(ctx, args.name);
-      if (!current) throw notFound('domain');
-      const props = given(args.props);
-      const set: Updateable<DomainTable> = { modified_at: new Date() };
-      if (props.description !== undefined) set.description = props.description ?? '';
-      if (props.is_active !== undefined && props.is_active !== null) set.is_active = props.is_active;
-      if (props.total_resource_slots !== undefined) set.total_resource_slots = json(normaliseSlots(props.total_resource_slots, 'total_resource_slots'));
-      if (props.allowed_vfolder_hosts !== undefined) set.allowed_vfolder_hosts = json(hostPermissions(props.allowed_vfolder_hosts, 'allowed_vfolder_hosts'));
-      if (props.allowed_docker_registries !== undefined) set.allowed_docker_registries = json(registries(props.allowed_docker_registries));
-      if (props.integration_id !== undefined) set.integration_id = props.integration_id;
-      const newName = props.name && props.name !== args.name ? checkName(props.name, 'domain') : null;
-      if (!newName) {
-        await dbOf(ctx).updateTable('domains').set(set).where('name', '=', args.name).execute();
-        return { domain: await loadDomain(ctx, args.name) };
-      }
-      if (await loadDomain(ctx, newName)) throw new Problem('generic-bad-request', `Domain ${newName} already exists.`);
-      // A rename moves what refers to the domain onto a copy of it, then drops the old row.
-      await dbOf(ctx).transaction().execute(async (trx) => {
-        await trx
-          .insertInto('domains')
-          .values({
-            name: newName,
-            description: current.description,
-            is_active: current.is_active,
-            created_at: current.created_at,
-            total_resource_slots: json(current.total_resource_slots),
-            allowed_vfolder_hosts: json(current.allowed_vfolder_hosts),
-            allowed_docker_registries: json(current.allowed_docker_registries),
-            integration_id: current.integration_id,
-            dotfiles: json(current.dotfiles),
-          })
-          .execute();
-        await trx.updateTable('domains').set(set).where('name', '=', newName).execute();
-        await trx.updateTable('groups').set({ domain_name: newName }).where('domain_name', '=', args.name).execute();
-        await trx.updateTable('users').set({ domain_name: newName }).where('domain_name', '=', args.name).execute();
-        await trx.updateTable('sgroups_for_domains').set({ domain: newName }).where('domain', '=', args.name).execute();
-        await trx.deleteFrom('domains').where('name', '=', args.name).execute();
-      });
-      ctx.app.keypairs.invalidate();
-      return { domain: await loadDomain(ctx, newName) };
-    }),
+    modify_domain: mutation((args: { name: string; props: DomainProps }, ctx) => modifyDomain(ctx.app, ctx.principal, args)),
 
-    delete_domain: mutation(async (args: { name: string }, ctx) => {
-      requireSuperadmin(ctx);
-      const result = await dbOf(ctx).updateTable('domains').set({ is_active: false, modified_at: new Date() }).where('name', '=', args.name).executeTakeFirst();
-      if (!Number(result.numUpdatedRows)) throw notFound('domain');
-    }),
+    delete_domain: mutation((args: { name: string }, ctx) => deleteDomain(ctx.app, ctx.principal, args)),
 
-    purge_domain: mutation(async (args: { name: string }, ctx) => {
-      requireSuperadmin(ctx);
-      if (!(await loadDomain(ctx, args.name))) throw notFound('domain');
-      const user = await dbOf(ctx).selectFrom('users').select('uuid').where('domain_name', '=', args.name).executeTakeFirst();
-      if (user) throw new Problem('generic-bad-request', 'There are users bound to the domain. Purge them first.');
-      await dbOf(ctx).transaction().execute(async (trx) => {
-        await trx.deleteFrom('groups').where('domain_name', '=', args.name).execute();
-        await trx.deleteFrom('domains').where('name', '=', args.name).execute();
-      });
-    }),
+    purge_domain: mutation((args: { name: string }, ctx) => purgeDomain(ctx.app, ctx.principal, args)),
   },
 };

@@ -4,18 +4,15 @@
  * own services (by user), a domain admin's domain, everything for superadmins; anything else reads as null. Destroyed
  * services are listed too (lifecycle_stage says so). `status` is the derived service status of CONTRACT §5.4.
  */
-import type { SelectQueryBuilder } from 'kysely';
-import { canSee } from '../auth/delegation';
-import { isAdmin, isSuperadmin } from '../auth/principal';
+import type { AnySelect } from '../db/untyped';
 import type { Endpoint, Routing } from '../db/schema';
-import { json } from '../db';
-import { SERVICE_MAX_RETRIES, checkSessionCount } from '../services/limits';
+import { SERVICE_MAX_RETRIES } from '../services/limits';
 import { serviceEndpointUrl } from '../services/shapes';
-import { requestScaling } from '../services/scaler';
-import { routeTableOf } from '../services/route-table';
-import { dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
-import { canonicalUuid } from './scalars';
+import { reachableServices, reachesService } from '../services/access';
+import { modifyEndpoint, type EndpointChanges } from '../services/modify-endpoint';
+import { dbOf, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { canonicalUuid } from '../util/uuid';
 
 export const endpointTypeDefs = /* GraphQL */ `
   type Routing {
@@ -180,22 +177,13 @@ function endpointsFrom(ctx: GqlContext) {
     .leftJoin('users as so', 'so.uuid', 'e.session_owner');
 }
 
-function selectEndpoint(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, EndpointRow> {
+function selectEndpoint(qb: AnySelect): AnySelect<EndpointRow> {
   return qb.selectAll('e').select(['cu.email as created_user_email', 'so.email as session_owner_email']);
-}
-
-/** The visibility rule of canSee, as a condition on the endpoints query. */
-function visible<Q extends SelectQueryBuilder<any, any, any>>(ctx: GqlContext, q: Q): Q {
-  const p = ctx.principal;
-  if (isSuperadmin(p)) return q;
-  if (isAdmin(p)) return q.where((eb: any) => eb.or([eb('e.domain_name', '=', p.domainName), eb('e.session_owner', '=', p.userId)])) as Q;
-  return q.where('e.session_owner', '=', p.userId) as Q;
 }
 
 async function loadEndpoint(ctx: GqlContext, id: string): Promise<EndpointRow | undefined> {
   const row = await selectEndpoint(endpointsFrom(ctx)).where('e.id', '=', id).executeTakeFirst();
-  const sees = row && (row.session_owner === ctx.principal.userId || canSee(ctx.principal, { accessKey: row.access_key, domainName: row.domain_name }));
-  return sees ? row : undefined;
+  return row && reachesService(ctx.principal, row) ? row : undefined;
 }
 
 function routingsOf(ctx: GqlContext, endpointId: string): Promise<Routing[]> {
@@ -227,7 +215,7 @@ export const endpointResolvers: ResolverMap = {
   Query: {
     endpoint: async (_root, args: { endpoint_id: string }, ctx) => (await loadEndpoint(ctx, uuidArg(args.endpoint_id, 'endpoint_id'))) ?? null,
     endpoint_list: (_root, args: ListArgs & { project?: string | null; domain_name?: string | null; user_uuid?: string | null }, ctx) => {
-      let q = visible(ctx, endpointsFrom(ctx));
+      let q = reachableServices(ctx.principal, endpointsFrom(ctx));
       if (args.project) q = q.where('e.group_id', '=', uuidArg(args.project, 'project'));
       if (args.domain_name) q = q.where('e.domain_name', '=', args.domain_name);
       if (args.user_uuid) q = q.where('e.session_owner', '=', uuidArg(args.user_uuid, 'user_uuid'));
@@ -238,12 +226,12 @@ export const endpointResolvers: ResolverMap = {
       return route && (await loadEndpoint(ctx, route.endpoint_id)) ? route : null;
     },
     routing_list: async (_root, args: ListArgs & { endpoint_id?: string | null }, ctx) => {
-      let q = visible(ctx, dbOf(ctx).selectFrom('routings as r').innerJoin('endpoints as e', 'e.id', 'r.endpoint_id'));
+      let q = reachableServices(ctx.principal, dbOf(ctx).selectFrom('routings as r').innerJoin('endpoints as e', 'e.id', 'r.endpoint_id'));
       if (args.endpoint_id) q = q.where('r.endpoint_id', '=', uuidArg(args.endpoint_id, 'endpoint_id'));
       return runList(q, args, ROUTING_FIELDS, 'r.id', (qb) => qb.selectAll('r'));
     },
     endpoint_token_list: async (_root, args: ListArgs & { endpoint_id?: string | null }, ctx) => {
-      let q = visible(ctx, dbOf(ctx).selectFrom('endpoint_tokens as t').innerJoin('endpoints as e', 'e.id', 't.endpoint_id'));
+      let q = reachableServices(ctx.principal, dbOf(ctx).selectFrom('endpoint_tokens as t').innerJoin('endpoints as e', 'e.id', 't.endpoint_id'));
       if (args.endpoint_id) q = q.where('t.endpoint_id', '=', uuidArg(args.endpoint_id, 'endpoint_id'));
       return runList(q, args, TOKEN_FIELDS, 't.id', (qb) => qb.selectAll('t').select(['e.domain_name as domain', 'e.group_id as project', 'e.session_owner as session_owner']));
     },
@@ -276,25 +264,10 @@ export const endpointResolvers: ResolverMap = {
     token: () => null,
   },
   Mutation: {
-    modify_endpoint: mutation(async (args: { endpoint_id: string; props: { replicas?: number | null; desired_session_count?: number | null; open_to_public?: boolean | null; environ?: unknown } }, ctx) => {
+    modify_endpoint: mutation(async (args: { endpoint_id: string; props: EndpointChanges }, ctx) => {
       const endpoint = await loadEndpoint(ctx, uuidArg(args.endpoint_id, 'endpoint_id'));
       if (!endpoint || endpoint.lifecycle_stage !== 'created') throw notFound('endpoint');
-      const props = given(args.props);
-      const set: Record<string, unknown> = {};
-      const count = props.desired_session_count ?? props.replicas;
-      if (count !== undefined && count !== null) {
-        await checkSessionCount(ctx.app, endpoint.session_owner, count, 'replicas');
-        set.desired_session_count = count;
-      }
-      if (props.open_to_public !== undefined && props.open_to_public !== null) set.open_to_public = props.open_to_public;
-      if (props.environ !== undefined && props.environ !== null) {
-        const environ = props.environ;
-        if (typeof environ !== 'object' || Array.isArray(environ) || Object.values(environ as object).some((v) => typeof v !== 'string')) throw invalid('environ must be an object of strings.');
-        set.environ = json(environ);
-      }
-      if (Object.keys(set).length) await dbOf(ctx).updateTable('endpoints').set(set).where('id', '=', endpoint.id).execute();
-      routeTableOf(ctx.app).invalidate(endpoint.id);
-      requestScaling(ctx.app, 'service-modified');
+      await modifyEndpoint(ctx.app, endpoint, args.props);
       return { endpoint: await loadEndpoint(ctx, endpoint.id) };
     }),
   },

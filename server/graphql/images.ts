@@ -7,7 +7,7 @@ import { isAdmin, isSuperadmin } from '../auth/principal';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Database, Image } from '../db/schema';
 import { dbOf, groupBy, loader, type GqlContext, type ResolverMap } from './context';
-import { canonicalUuid } from './scalars';
+import { canonicalUuid } from '../util/uuid';
 
 export const imageTypeDefs = /* GraphQL */ `
   type KVPair {

@@ -4,15 +4,13 @@
  * in the create_keypair answer, to whoever created it).
  */
 import { isAdmin, isSuperadmin } from '../auth/principal';
-import { generateAccessKey, generateSecretKey } from '../auth/keys';
-import type { Updateable } from 'kysely';
-import type { KeypairTable } from '../db/schema';
 import { Problem } from '../http/problem';
-import { adminDomainScope, adminSees, dbOf, given, groupBy, invalid, loader, mutation, notFound, requireAdmin, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
-import { canonicalUuid } from './scalars';
-import { checkManaged, loadUserBy } from './users';
-import { nonNegative } from './values';
+import { adminDomainScope, adminSees, dbOf, groupBy, loader, mutation, type GqlContext, type ResolverMap } from './context';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { keypairsFrom, loadKeypair, selectKeypair, type KeypairProps, type KeypairRow } from '../keypairs/values';
+import { createKeypair } from '../keypairs/create';
+import { modifyKeypair } from '../keypairs/modify';
+import { deleteKeypair } from '../keypairs/delete';
 import { COUNTING_QUOTA } from '../sessions/states';
 import { sessionsOfKeypair } from './sessions';
 
@@ -115,37 +113,6 @@ const KEYPAIR_FIELDS: FieldMap = {
   ssh_public_key: { column: 'k.ssh_public_key', type: 'string' },
 };
 
-function keypairsFrom(ctx: GqlContext) {
-  return dbOf(ctx).selectFrom('keypairs as k').innerJoin('users as u', 'u.uuid', 'k.user_id');
-}
-
-function selectKeypair<Q extends ReturnType<typeof keypairsFrom>>(qb: Q) {
-  return qb.select([
-    'k.access_key',
-    'k.secret_key',
-    'k.user_id',
-    'k.is_active',
-    'k.is_admin',
-    'k.resource_policy',
-    'k.created_at',
-    'k.modified_at',
-    'k.last_used',
-    'k.rate_limit',
-    'k.num_queries',
-    'k.ssh_public_key',
-    'u.email',
-    'u.full_name',
-    'u.domain_name',
-    'u.role',
-  ]);
-}
-
-type KeypairRow = Awaited<ReturnType<ReturnType<typeof selectKeypair>['executeTakeFirstOrThrow']>> & { revealed?: boolean };
-
-function loadKeypair(ctx: GqlContext, accessKey: string): Promise<KeypairRow | undefined> {
-  return selectKeypair(keypairsFrom(ctx)).where('k.access_key', '=', accessKey).executeTakeFirst();
-}
-
 interface KeypairFilterArgs {
   domain_name?: string | null;
   email?: string | null;
@@ -154,7 +121,7 @@ interface KeypairFilterArgs {
 
 function scopedKeypairs(ctx: GqlContext, args: KeypairFilterArgs) {
   const p = ctx.principal;
-  let q = keypairsFrom(ctx);
+  let q = keypairsFrom(ctx.app);
   if (isAdmin(p)) {
     const domain = adminDomainScope(ctx, args.domain_name);
     if (domain) q = q.where('u.domain_name', '=', domain);
@@ -168,31 +135,10 @@ function scopedKeypairs(ctx: GqlContext, args: KeypairFilterArgs) {
   return q;
 }
 
-/** The keypair a management operation targets, within the caller's reach. */
-async function managedKeypair(ctx: GqlContext, accessKey: string): Promise<KeypairRow> {
-  requireAdmin(ctx);
-  const row = await loadKeypair(ctx, accessKey);
-  if (!row || !adminSees(ctx, row.domain_name)) throw notFound('keypair');
-  checkManaged(ctx, row);
-  return row;
-}
-
-async function checkKeypairPolicy(ctx: GqlContext, name: string): Promise<void> {
-  const found = await dbOf(ctx).selectFrom('keypair_resource_policies').select('name').where('name', '=', name).executeTakeFirst();
-  if (!found) throw invalid(`No such keypair resource policy: ${name}`);
-}
-
-interface KeypairProps {
-  is_active?: boolean | null;
-  is_admin?: boolean | null;
-  resource_policy?: string | null;
-  rate_limit?: number | null;
-}
-
 export const keypairResolvers: ResolverMap = {
   Query: {
     keypair: async (_root, args: { access_key?: string | null; domain_name?: string | null }, ctx) => {
-      const row = await loadKeypair(ctx, args.access_key ?? ctx.principal.accessKey);
+      const row = await loadKeypair(ctx.app, args.access_key ?? ctx.principal.accessKey);
       if (!row) return null;
       const visible = row.user_id === ctx.principal.userId || adminSees(ctx, row.domain_name);
       if (!visible || (args.domain_name && row.domain_name !== args.domain_name)) return null;
@@ -246,60 +192,10 @@ export const keypairResolvers: ResolverMap = {
     },
   },
   Mutation: {
-    create_keypair: mutation(async (args: { user_id: string; props: KeypairProps }, ctx) => {
-      requireAdmin(ctx);
-      const uuid = args.user_id.includes('@') ? null : canonicalUuid(args.user_id);
-      const user = checkManaged(ctx, uuid ? await loadUserBy(ctx, 'uuid', uuid) : await loadUserBy(ctx, 'email', args.user_id));
-      const props = args.props ?? {};
-      const policy = props.resource_policy ?? 'default';
-      await checkKeypairPolicy(ctx, policy);
-      nonNegative(props.rate_limit, 'rate_limit');
-      const accessKey = generateAccessKey();
-      await dbOf(ctx).transaction().execute(async (trx) => {
-        await trx
-          .insertInto('keypairs')
-          .values({
-            access_key: accessKey,
-            secret_key: generateSecretKey(),
-            user_id: user.uuid,
-            is_active: props.is_active ?? true,
-            is_admin: props.is_admin ?? false,
-            resource_policy: policy,
-            rate_limit: props.rate_limit === undefined ? 10000 : props.rate_limit,
-          })
-          .execute();
-        if (!user.main_access_key) await trx.updateTable('users').set({ main_access_key: accessKey }).where('uuid', '=', user.uuid).execute();
-      });
-      ctx.app.keypairs.invalidate(accessKey);
-      const created = await loadKeypair(ctx, accessKey);
-      return { keypair: created && { ...created, revealed: true } };
-    }),
+    create_keypair: mutation((args: { user_id: string; props: KeypairProps }, ctx) => createKeypair(ctx.app, ctx.principal, args)),
 
-    modify_keypair: mutation(async (args: { access_key: string; props: KeypairProps }, ctx) => {
-      const row = await managedKeypair(ctx, args.access_key);
-      const props = given(args.props);
-      const set: Updateable<KeypairTable> = { modified_at: new Date() };
-      if (props.is_active !== undefined && props.is_active !== null) set.is_active = props.is_active;
-      if (props.is_admin !== undefined && props.is_admin !== null) set.is_admin = props.is_admin;
-      if (props.resource_policy) {
-        await checkKeypairPolicy(ctx, props.resource_policy);
-        set.resource_policy = props.resource_policy;
-      }
-      if (props.rate_limit !== undefined) {
-        nonNegative(props.rate_limit, 'rate_limit');
-        set.rate_limit = props.rate_limit;
-      }
-      await dbOf(ctx).updateTable('keypairs').set(set).where('access_key', '=', row.access_key).execute();
-      ctx.app.keypairs.invalidate(row.access_key);
-      return { keypair: await loadKeypair(ctx, row.access_key) };
-    }),
+    modify_keypair: mutation((args: { access_key: string; props: KeypairProps }, ctx) => modifyKeypair(ctx.app, ctx.principal, args)),
 
-    delete_keypair: mutation(async (args: { access_key: string }, ctx) => {
-      const row = await managedKeypair(ctx, args.access_key);
-      const owner = await loadUserBy(ctx, 'uuid', row.user_id);
-      if (owner?.main_access_key === row.access_key) throw new Problem('generic-bad-request', 'Cannot delete the main access key of a user.');
-      await dbOf(ctx).deleteFrom('keypairs').where('access_key', '=', row.access_key).execute();
-      ctx.app.keypairs.invalidate(row.access_key);
-    }),
+    delete_keypair: mutation((args: { access_key: string }, ctx) => deleteKeypair(ctx.app, ctx.principal, args)),
   },
 };

@@ -2,13 +2,12 @@
  * The three resource-policy kinds (keypair, user, project). Any caller may read a policy by name; the plural lists
  * give admins every policy and other users the ones that apply to them. Only superadmins create, modify, delete.
  */
-import type { Updateable } from 'kysely';
 import { isAdmin } from '../auth/principal';
-import { json } from '../db';
-import type { KeypairResourcePolicyTable, ProjectResourcePolicyTable, UserResourcePolicyTable } from '../db/schema';
-import { Problem } from '../http/problem';
-import { dbOf, given, invalid, mutation, notFound, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
-import { checkName, hostPermissions, nonNegative, normaliseSlots, oneOf } from './values';
+import { dbOf, mutation, type ResolverMap } from './context';
+import { loadPolicy } from '../resource-policies/values';
+import { createResourcePolicy } from '../resource-policies/create';
+import { modifyResourcePolicy } from '../resource-policies/modify';
+import { deleteResourcePolicy } from '../resource-policies/delete';
 
 export const resourcePolicyTypeDefs = /* GraphQL */ `
   type KeyPairResourcePolicy {
@@ -152,89 +151,10 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
   }
 `;
 
-type PolicyTable = 'keypair_resource_policies' | 'user_resource_policies' | 'project_resource_policies';
-
-/** Where each policy kind is referenced, for a clear refusal before deleting one in use. */
-const USED_BY = {
-  keypair_resource_policies: { table: 'keypairs', column: 'resource_policy', what: 'keypairs' },
-  user_resource_policies: { table: 'users', column: 'resource_policy', what: 'users' },
-  project_resource_policies: { table: 'groups', column: 'resource_policy', what: 'projects' },
-} as const;
-
-function load(ctx: GqlContext, table: PolicyTable, name: string) {
-  return dbOf(ctx).selectFrom(table).selectAll().where('name', '=', name).executeTakeFirst();
-}
-
-async function createPolicy(ctx: GqlContext, table: PolicyTable, name: string, values: Record<string, unknown>) {
-  requireSuperadmin(ctx);
-  checkName(name, 'resource policy');
-  if (await load(ctx, table, name)) throw new Problem('generic-bad-request', `Resource policy ${name} already exists.`);
-  await dbOf(ctx).insertInto(table).values({ name, ...values } as any).execute();
-  return { resource_policy: await load(ctx, table, name) };
-}
-
-async function modifyPolicy(ctx: GqlContext, table: PolicyTable, name: string, set: Record<string, unknown>) {
-  requireSuperadmin(ctx);
-  if (!(await load(ctx, table, name))) throw notFound('resource policy');
-  if (Object.keys(set).length) await dbOf(ctx).updateTable(table).set(set as any).where('name', '=', name).execute();
-  return { resource_policy: await load(ctx, table, name) };
-}
-
-async function deletePolicy(ctx: GqlContext, table: PolicyTable, name: string) {
-  requireSuperadmin(ctx);
-  if (!(await load(ctx, table, name))) throw notFound('resource policy');
-  const use = USED_BY[table];
-  const user = await dbOf(ctx).selectFrom(use.table).select(use.column).where(use.column, '=', name).executeTakeFirst();
-  if (user) throw new Problem('generic-bad-request', `Resource policy ${name} is still used by ${use.what}.`);
-  await dbOf(ctx).deleteFrom(table).where('name', '=', name).execute();
-}
-
-function counts<T extends Record<string, unknown>>(props: T, fields: (keyof T & string)[]): Partial<T> {
-  const out: Partial<T> = {};
-  for (const field of fields) {
-    const value = props[field];
-    if (value === undefined) continue;
-    if (value === null) throw invalid(`${field} must not be null.`);
-    nonNegative(value as number, field);
-    out[field] = value;
-  }
-  return out;
-}
-
-interface KeypairPolicyProps extends Record<string, unknown> {
-  default_for_unspecified?: string | null;
-  total_resource_slots?: unknown;
-  allowed_vfolder_hosts?: unknown;
-  max_session_lifetime?: number | null;
-  max_concurrent_sessions?: number | null;
-  max_concurrent_sftp_sessions?: number | null;
-  max_containers_per_session?: number | null;
-  idle_timeout?: number | null;
-  max_pending_session_count?: number | null;
-}
-
-const KEYPAIR_POLICY_COUNTS = ['max_session_lifetime', 'max_concurrent_sessions', 'max_concurrent_sftp_sessions', 'max_containers_per_session', 'idle_timeout'];
-
-function keypairPolicyValues(raw: KeypairPolicyProps): Updateable<KeypairResourcePolicyTable> {
-  const props = given(raw);
-  const values: Updateable<KeypairResourcePolicyTable> = counts(props, KEYPAIR_POLICY_COUNTS) as Updateable<KeypairResourcePolicyTable>;
-  if (props.default_for_unspecified) values.default_for_unspecified = oneOf(props.default_for_unspecified.toUpperCase(), ['LIMITED', 'UNLIMITED'], 'default_for_unspecified');
-  if (props.total_resource_slots !== undefined) values.total_resource_slots = json(normaliseSlots(props.total_resource_slots, 'total_resource_slots'));
-  if (props.allowed_vfolder_hosts !== undefined) values.allowed_vfolder_hosts = json(hostPermissions(props.allowed_vfolder_hosts, 'allowed_vfolder_hosts'));
-  if (props.max_pending_session_count !== undefined) {
-    nonNegative(props.max_pending_session_count, 'max_pending_session_count');
-    values.max_pending_session_count = props.max_pending_session_count;
-  }
-  return values;
-}
-
-const USER_POLICY_COUNTS = ['max_vfolder_count', 'max_quota_scope_size', 'max_session_count_per_model_session', 'max_customized_image_count'];
-const PROJECT_POLICY_COUNTS = ['max_vfolder_count', 'max_quota_scope_size', 'max_network_count'];
-
 export const resourcePolicyResolvers: ResolverMap = {
   Query: {
     keypair_resource_policy: async (_root, args: { name?: string | null }, ctx) =>
-      (await load(ctx, 'keypair_resource_policies', args.name ?? ctx.principal.keypairPolicy)) ?? null,
+      (await loadPolicy(ctx.app, 'keypair_resource_policies', args.name ?? ctx.principal.keypairPolicy)) ?? null,
     keypair_resource_policies: (_root, _args, ctx) => {
       let q = dbOf(ctx).selectFrom('keypair_resource_policies').selectAll();
       if (!isAdmin(ctx.principal)) {
@@ -248,7 +168,7 @@ export const resourcePolicyResolvers: ResolverMap = {
         const me = await dbOf(ctx).selectFrom('users').select('resource_policy').where('uuid', '=', ctx.principal.userId).executeTakeFirst();
         name = me?.resource_policy;
       }
-      return name ? ((await load(ctx, 'user_resource_policies', name)) ?? null) : null;
+      return name ? ((await loadPolicy(ctx.app, 'user_resource_policies', name)) ?? null) : null;
     },
     user_resource_policies: (_root, _args, ctx) => {
       let q = dbOf(ctx).selectFrom('user_resource_policies').selectAll();
@@ -257,7 +177,7 @@ export const resourcePolicyResolvers: ResolverMap = {
       }
       return q.orderBy('name').execute();
     },
-    project_resource_policy: async (_root, args: { name: string }, ctx) => (await load(ctx, 'project_resource_policies', args.name)) ?? null,
+    project_resource_policy: async (_root, args: { name: string }, ctx) => (await loadPolicy(ctx.app, 'project_resource_policies', args.name)) ?? null,
     project_resource_policies: (_root, _args, ctx) => {
       let q = dbOf(ctx).selectFrom('project_resource_policies').selectAll();
       if (!isAdmin(ctx.principal)) {
@@ -280,33 +200,28 @@ export const resourcePolicyResolvers: ResolverMap = {
   UserResourcePolicy: { id: (p: { name: string }) => p.name, max_vfolder_size: (p: { max_quota_scope_size: number }) => p.max_quota_scope_size },
   ProjectResourcePolicy: { id: (p: { name: string }) => p.name, max_vfolder_size: (p: { max_quota_scope_size: number }) => p.max_quota_scope_size },
   Mutation: {
-    create_keypair_resource_policy: mutation(async (args: { name: string; props: KeypairPolicyProps }, ctx) => {
-      const values = keypairPolicyValues(args.props);
-      return createPolicy(ctx, 'keypair_resource_policies', args.name, {
-        total_resource_slots: json({}),
-        allowed_vfolder_hosts: json({}),
-        ...values,
-      });
-    }),
-    modify_keypair_resource_policy: mutation(async (args: { name: string; props: KeypairPolicyProps }, ctx) =>
-      modifyPolicy(ctx, 'keypair_resource_policies', args.name, keypairPolicyValues(args.props)),
+    create_keypair_resource_policy: mutation((args: { name: string; props: Record<string, unknown> }, ctx) =>
+      createResourcePolicy(ctx.app, ctx.principal, 'keypair_resource_policies', args.name, args.props),
     ),
-    delete_keypair_resource_policy: mutation(async (args: { name: string }, ctx) => deletePolicy(ctx, 'keypair_resource_policies', args.name)),
+    modify_keypair_resource_policy: mutation((args: { name: string; props: Record<string, unknown> }, ctx) =>
+      modifyResourcePolicy(ctx.app, ctx.principal, 'keypair_resource_policies', args.name, args.props),
+    ),
+    delete_keypair_resource_policy: mutation((args: { name: string }, ctx) => deleteResourcePolicy(ctx.app, ctx.principal, 'keypair_resource_policies', args.name)),
 
-    create_user_resource_policy: mutation(async (args: { name: string; props: Record<string, unknown> }, ctx) =>
-      createPolicy(ctx, 'user_resource_policies', args.name, counts(given(args.props), USER_POLICY_COUNTS) as Updateable<UserResourcePolicyTable>),
+    create_user_resource_policy: mutation((args: { name: string; props: Record<string, unknown> }, ctx) =>
+      createResourcePolicy(ctx.app, ctx.principal, 'user_resource_policies', args.name, args.props),
     ),
-    modify_user_resource_policy: mutation(async (args: { name: string; props: Record<string, unknown> }, ctx) =>
-      modifyPolicy(ctx, 'user_resource_policies', args.name, counts(given(args.props), USER_POLICY_COUNTS)),
+    modify_user_resource_policy: mutation((args: { name: string; props: Record<string, unknown> }, ctx) =>
+      modifyResourcePolicy(ctx.app, ctx.principal, 'user_resource_policies', args.name, args.props),
     ),
-    delete_user_resource_policy: mutation(async (args: { name: string }, ctx) => deletePolicy(ctx, 'user_resource_policies', args.name)),
+    delete_user_resource_policy: mutation((args: { name: string }, ctx) => deleteResourcePolicy(ctx.app, ctx.principal, 'user_resource_policies', args.name)),
 
-    create_project_resource_policy: mutation(async (args: { name: string; props: Record<string, unknown> }, ctx) =>
-      createPolicy(ctx, 'project_resource_policies', args.name, counts(given(args.props), PROJECT_POLICY_COUNTS) as Updateable<ProjectResourcePolicyTable>),
+    create_project_resource_policy: mutation((args: { name: string; props: Record<string, unknown> }, ctx) =>
+      createResourcePolicy(ctx.app, ctx.principal, 'project_resource_policies', args.name, args.props),
     ),
-    modify_project_resource_policy: mutation(async (args: { name: string; props: Record<string, unknown> }, ctx) =>
-      modifyPolicy(ctx, 'project_resource_policies', args.name, counts(given(args.props), PROJECT_POLICY_COUNTS)),
+    modify_project_resource_policy: mutation((args: { name: string; props: Record<string, unknown> }, ctx) =>
+      modifyResourcePolicy(ctx.app, ctx.principal, 'project_resource_policies', args.name, args.props),
     ),
-    delete_project_resource_policy: mutation(async (args: { name: string }, ctx) => deletePolicy(ctx, 'project_resource_policies', args.name)),
+    delete_project_resource_policy: mutation((args: { name: string }, ctx) => deleteResourcePolicy(ctx.app, ctx.principal, 'project_resource_policies', args.name)),
   },
 };

@@ -3,15 +3,7 @@
  * hyphenated text, JSONString as JSON *text* (clients JSON.parse it), BigInt as a JSON number beyond 32 bits.
  */
 import { GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
-
-const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
-
-/** Canonical hyphenated lower-case form of a UUID (hex32 accepted), or null when the text is not one. */
-export function canonicalUuid(text: string): string | null {
-  if (!UUID_RE.test(text)) return null;
-  const hex = text.replace(/-/g, '').toLowerCase();
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+import { canonicalUuid } from '../util/uuid';
 
 function parseDateTime(value: unknown): Date {
   if (typeof value !== 'string') throw new TypeError('DateTime must be an ISO 8601 string.');

@@ -4,16 +4,16 @@
  * canSee): one's own sessions (by access key), a domain admin's domain, everything for superadmins. A session
  * the caller may not see reads as null, exactly like one that does not exist.
  */
-import type { SelectQueryBuilder } from 'kysely';
-import { canSee } from '../auth/delegation';
-import { isAdmin, isSuperadmin } from '../auth/principal';
+import type { AnySelect } from '../db/untyped';
+import { canSee, seenBy } from '../auth/delegation';
+import { isAdmin } from '../auth/principal';
 import type { Kernel, Session } from '../db/schema';
 import { Problem } from '../http/problem';
-import { renameSession } from '../sessions/rename';
+import { modifySession, type SessionChanges } from '../sessions/modify';
 import { SESSION_STATUSES } from '../sessions/states';
-import { adminDomainScope, dbOf, given, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from './filter';
-import { canonicalUuid } from './scalars';
+import { adminDomainScope, dbOf, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
+import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from '../db/list-query';
+import { canonicalUuid } from '../util/uuid';
 import { formatKernelStat } from '../sessions/kernel-stats';
 import { idleChecksWith, idleLimitsOf, type IdleLimits } from '../culling/checks';
 import { queuePlaces, type QueuePlace } from '../sessions/scheduler/queue';
@@ -249,7 +249,7 @@ function sessionsFrom(ctx: GqlContext) {
     .leftJoin('groups as g', 'g.id', 's.group_id');
 }
 
-function selectSession(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, SessionRow> {
+function selectSession(qb: AnySelect): AnySelect<SessionRow> {
   return qb.selectAll('s').select(['u.email as user_email', 'u.full_name as full_name', 'g.name as group_name']);
 }
 
@@ -278,10 +278,7 @@ interface SessionFilterArgs {
 
 function scopedSessions(ctx: GqlContext, args: SessionFilterArgs) {
   const p = ctx.principal;
-  // The visibility rule of canSee, as a query condition.
-  let q = sessionsFrom(ctx);
-  if (isAdmin(p) && !isSuperadmin(p)) q = q.where((eb) => eb.or([eb('s.domain_name', '=', p.domainName), eb('s.access_key', '=', p.accessKey)]));
-  else if (!isAdmin(p)) q = q.where('s.access_key', '=', p.accessKey);
+  let q = seenBy(p, sessionsFrom(ctx), { accessKey: 's.access_key', domainName: 's.domain_name' });
   if (args.domain_name) {
     if (isAdmin(p)) adminDomainScope(ctx, args.domain_name);
     else if (args.domain_name !== p.domainName) throw new Problem('generic-forbidden', 'You may list only your own sessions.');
@@ -317,7 +314,7 @@ function containersFrom(ctx: GqlContext) {
   return dbOf(ctx).selectFrom('kernels as k').innerJoin('sessions as s', 's.id', 'k.session_id');
 }
 
-function selectContainer(qb: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, ContainerRow> {
+function selectContainer(qb: AnySelect): AnySelect<ContainerRow> {
   return qb
     .selectAll('k')
     .select(['s.image', 's.architecture', 's.scaling_group_name', 's.starts_at', 's.resource_opts', 's.access_key', 's.domain_name']);
@@ -373,11 +370,6 @@ function agentAddr(ctx: GqlContext, agentId: string): Promise<string | undefined
 /** The time a session or kernel entered SCHEDULED, from its status history. */
 function scheduledAt(history: Record<string, string> | null | undefined): string | null {
   return history?.SCHEDULED ?? null;
-}
-
-interface ModifyProps {
-  name?: string | null;
-  priority?: number | null;
 }
 
 export const sessionResolvers: ResolverMap = {
@@ -461,20 +453,10 @@ export const sessionResolvers: ResolverMap = {
     live_stat: (k: ContainerRow, _args, ctx: GqlContext) => liveStat(ctx, k),
   },
   Mutation: {
-    modify_compute_session: mutation(async (args: { id: string; props: ModifyProps }, ctx) => {
+    modify_compute_session: mutation(async (args: { id: string; props: SessionChanges }, ctx) => {
       const row = await loadSession(ctx, args.id);
       if (!row) throw notFound('session');
-      const props = given(args.props);
-      if (props.priority !== undefined && props.priority !== null) {
-        if (!Number.isInteger(props.priority) || props.priority < 0 || props.priority > 100) throw invalid('priority must be an integer from 0 to 100.');
-      }
-      if (props.name !== undefined && props.name !== null && props.name !== row.name) {
-        await renameSession(ctx.app, row, props.name);
-      }
-      if (props.priority !== undefined && props.priority !== null) {
-        await dbOf(ctx).updateTable('sessions').set({ priority: props.priority }).where('id', '=', row.id).execute();
-        ctx.app.triggerScheduler();
-      }
+      await modifySession(ctx.app, row, args.props);
       return { compute_session: await loadSession(ctx, row.id) };
     }),
   },

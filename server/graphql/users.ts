@@ -2,33 +2,28 @@
  * Users: a plain user reads only themselves; admins read and manage the users of their domain (never
  * superadmins, never other domains); superadmins everything. Creation goes through accounts/create-user.
  */
-import type { SelectQueryBuilder, Updateable } from 'kysely';
-import { createUser } from '../accounts/create-user';
-import { hashPassword } from '../auth/passwords';
-import { isAdmin, isSuperadmin, type UserRole } from '../auth/principal';
-import { json } from '../db';
-import type { Database, User, UserTable } from '../db/schema';
+import type { SelectQueryBuilder } from 'kysely';
+import { isAdmin, isSuperadmin } from '../auth/principal';
+import type { Database, User } from '../db/schema';
 import { Problem } from '../http/problem';
 import {
   adminDomainScope,
-  adminSees,
-  assertManagesDomain,
   dbOf,
-  given,
   groupBy,
   invalid,
   loader,
   mutation,
-  notFound,
   outsideDomain,
-  requireAdmin,
   type GqlContext,
   type ResolverMap,
 } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
-import { loadDomain } from './domains';
-import { canonicalUuid } from './scalars';
-import { checkEmail, ipList, oneOf } from './values';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { canonicalUuid } from '../util/uuid';
+import { loadUserBy, type UserProps } from '../accounts/managed-users';
+import { addUser } from '../accounts/add-user';
+import { modifyUser } from '../accounts/modify-user';
+import { deleteUser } from '../accounts/delete-user';
+import { purgeUser } from '../accounts/purge-user';
 
 const USER_FILTER_ARGS = 'domain_name: String, group_id: UUID, is_active: Boolean, status: String';
 
@@ -142,9 +137,6 @@ export const userTypeDefs = /* GraphQL */ `
   }
 `;
 
-export const ROLES: readonly UserRole[] = ['superadmin', 'admin', 'user', 'monitor'];
-export const STATUSES = ['active', 'inactive', 'deleted', 'before-verification'] as const;
-
 const USER_FIELDS: FieldMap = {
   uuid: { column: 'uuid', type: 'uuid' },
   username: { column: 'username', type: 'string' },
@@ -163,10 +155,6 @@ const USER_FIELDS: FieldMap = {
   modified_at: { column: 'modified_at', type: 'datetime' },
 };
 
-export function loadUserBy(ctx: GqlContext, column: 'uuid' | 'email', value: string): Promise<User | undefined> {
-  return dbOf(ctx).selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
-}
-
 interface UserFilterArgs {
   domain_name?: string | null;
   group_id?: string | null;
@@ -175,7 +163,7 @@ interface UserFilterArgs {
 }
 
 /** The users an admin may list, with the list arguments applied. */
-function scopedUsers(ctx: GqlContext, args: UserFilterArgs): SelectQueryBuilder<Database, 'users', {}> {
+function scopedUsers(ctx: GqlContext, args: UserFilterArgs): SelectQueryBuilder<Database, 'users', object> {
   const domain = adminDomainScope(ctx, args.domain_name);
   let q = dbOf(ctx).selectFrom('users');
   if (domain) q = q.where('domain_name', '=', domain);
@@ -194,80 +182,13 @@ async function readableUser(ctx: GqlContext, column: 'uuid' | 'email', value: st
   const self = !value || (column === 'email' ? value === p.email : value === p.userId);
   if (self) {
     if (domainName && domainName !== p.domainName && !isSuperadmin(p)) throw outsideDomain();
-    return (await loadUserBy(ctx, 'uuid', p.userId)) ?? null;
+    return (await loadUserBy(ctx.app, 'uuid', p.userId)) ?? null;
   }
   if (!isAdmin(p)) throw new Problem('generic-forbidden', 'You may read only your own account.');
   const domain = adminDomainScope(ctx, domainName);
-  const user = await loadUserBy(ctx, column, value);
+  const user = await loadUserBy(ctx.app, column, value);
   if (!user || (domain && user.domain_name !== domain)) return null;
   return user;
-}
-
-/** The user a management operation targets: outside a domain admin's reach reads as missing; superadmins are untouchable for them. */
-async function managedUser(ctx: GqlContext, email: string): Promise<User> {
-  requireAdmin(ctx);
-  return checkManaged(ctx, await loadUserBy(ctx, 'email', email));
-}
-
-/** Refuses a user outside the caller's reach: missing or in another domain reads as not found. */
-export function checkManaged<T extends { domain_name: string; role: string }>(ctx: GqlContext, user: T | undefined): T {
-  requireAdmin(ctx);
-  if (!user || !adminSees(ctx, user.domain_name)) throw notFound('user');
-  if (user.role === 'superadmin' && !isSuperadmin(ctx.principal)) {
-    throw new Problem('insufficient-privilege', 'Only superadmins may manage a superadmin.');
-  }
-  return user;
-}
-
-function checkRole(ctx: GqlContext, role: string): UserRole {
-  const valid = oneOf(role, ROLES, 'role');
-  if (valid === 'superadmin' && !isSuperadmin(ctx.principal)) throw new Problem('insufficient-privilege', 'Only superadmins may grant the superadmin role.');
-  return valid;
-}
-
-function statusFrom(status: string | null | undefined, isActive: boolean | null | undefined): string | undefined {
-  if (status) return oneOf(status, STATUSES, 'status');
-  if (isActive === true) return 'active';
-  if (isActive === false) return 'inactive';
-  return undefined;
-}
-
-async function checkUserPolicy(ctx: GqlContext, name: string): Promise<void> {
-  const found = await dbOf(ctx).selectFrom('user_resource_policies').select('name').where('name', '=', name).executeTakeFirst();
-  if (!found) throw invalid(`No such user resource policy: ${name}`);
-}
-
-/** Project ids, checked to be projects of the domain. */
-async function groupIdsIn(ctx: GqlContext, ids: (string | null)[], domain: string): Promise<string[]> {
-  const uuids = [
-    ...new Set(
-      ids.map((id) => {
-        const uuid = id ? canonicalUuid(id) : null;
-        if (!uuid) throw invalid(`group_ids: ${id} is not a UUID.`);
-        return uuid;
-      }),
-    ),
-  ];
-  if (!uuids.length) return [];
-  const found = await dbOf(ctx).selectFrom('groups').select('id').where('id', 'in', uuids).where('domain_name', '=', domain).execute();
-  if (found.length !== uuids.length) throw invalid(`group_ids: some projects do not exist in domain ${domain}.`);
-  return uuids;
-}
-
-interface UserProps {
-  username?: string | null;
-  password?: string | null;
-  need_password_change?: boolean | null;
-  full_name?: string | null;
-  description?: string | null;
-  is_active?: boolean | null;
-  status?: string | null;
-  domain_name?: string | null;
-  role?: string | null;
-  group_ids?: (string | null)[] | null;
-  allowed_client_ip?: (string | null)[] | null;
-  resource_policy?: string | null;
-  main_access_key?: string | null;
 }
 
 export const userResolvers: ResolverMap = {
@@ -302,111 +223,12 @@ export const userResolvers: ResolverMap = {
     },
   },
   Mutation: {
-    create_user: mutation(async (args: { email: string; props: UserProps & { password: string } }, ctx) => {
-      const props = args.props;
-      const domainName = props.domain_name ?? (isSuperadmin(ctx.principal) ? 'default' : ctx.principal.domainName);
-      assertManagesDomain(ctx, domainName);
-      const role = checkRole(ctx, props.role ?? 'user');
-      const email = checkEmail(args.email.trim());
-      if (!props.password) throw invalid('password must not be empty.');
-      const username = props.username?.trim() || email;
-      if (username.length > 64) throw invalid('username must be at most 64 characters.');
-      if (!(await loadDomain(ctx, domainName))) throw invalid(`No such domain: ${domainName}`);
-      const policy = props.resource_policy ?? 'default';
-      await checkUserPolicy(ctx, policy);
-      const groupIds = props.group_ids ? await groupIdsIn(ctx, props.group_ids, domainName) : undefined;
-      const created = await createUser(dbOf(ctx), {
-        email,
-        username,
-        password: props.password,
-        domainName,
-        role,
-        status: statusFrom(props.status, props.is_active) ?? 'active',
-        fullName: props.full_name ?? '',
-        description: props.description ?? '',
-        needPasswordChange: props.need_password_change ?? false,
-        resourcePolicy: policy,
-        allowedClientIp: ipList(props.allowed_client_ip),
-        groupIds,
-      });
-      ctx.app.keypairs.invalidate();
-      return { user: await loadUserBy(ctx, 'uuid', created.uuid) };
-    }),
+    create_user: mutation((args: { email: string; props: UserProps & { password: string } }, ctx) => addUser(ctx.app, ctx.principal, args)),
 
-    modify_user: mutation(async (args: { email: string; props: UserProps }, ctx) => {
-      const user = await managedUser(ctx, args.email);
-      const props = given(args.props);
-      const set: Updateable<UserTable> = { modified_at: new Date() };
-      if (props.username) {
-        const username = props.username.trim();
-        if (!username || username.length > 64) throw invalid('username must be 1 to 64 characters.');
-        set.username = username;
-      }
-      if (props.password) {
-        set.password = await hashPassword(props.password);
-        set.password_changed_at = new Date();
-      }
-      if (props.need_password_change !== undefined && props.need_password_change !== null) set.need_password_change = props.need_password_change;
-      if (props.full_name !== undefined) set.full_name = props.full_name ?? '';
-      if (props.description !== undefined) set.description = props.description ?? '';
-      const status = statusFrom(props.status, props.is_active);
-      if (status) set.status = status;
-      const role = props.role ? checkRole(ctx, props.role) : undefined;
-      if (role) set.role = role;
-      let domain = user.domain_name;
-      if (props.domain_name && props.domain_name !== user.domain_name) {
-        if (!isSuperadmin(ctx.principal)) throw outsideDomain();
-        if (!(await loadDomain(ctx, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
-        domain = set.domain_name = props.domain_name;
-      }
-      if (props.resource_policy) {
-        await checkUserPolicy(ctx, props.resource_policy);
-        set.resource_policy = props.resource_policy;
-      }
-      if (props.allowed_client_ip !== undefined) set.allowed_client_ip = json(ipList(props.allowed_client_ip));
-      if (props.main_access_key) {
-        const owned = await dbOf(ctx).selectFrom('keypairs').select('access_key').where('access_key', '=', props.main_access_key).where('user_id', '=', user.uuid).executeTakeFirst();
-        if (!owned) throw invalid('main_access_key must be one of the user’s own access keys.');
-        set.main_access_key = props.main_access_key;
-      }
-      const groupIds = props.group_ids ? await groupIdsIn(ctx, props.group_ids, domain) : undefined;
+    modify_user: mutation((args: { email: string; props: UserProps }, ctx) => modifyUser(ctx.app, ctx.principal, args)),
 
-      await dbOf(ctx).transaction().execute(async (trx) => {
-        await trx.updateTable('users').set(set).where('uuid', '=', user.uuid).execute();
-        if (role && role !== user.role) {
-          await trx.updateTable('keypairs').set({ is_admin: role === 'admin' || role === 'superadmin', modified_at: new Date() }).where('user_id', '=', user.uuid).execute();
-        }
-        if (groupIds) {
-          await trx.deleteFrom('association_groups_users').where('user_id', '=', user.uuid).execute();
-          if (groupIds.length) await trx.insertInto('association_groups_users').values(groupIds.map((group_id) => ({ group_id, user_id: user.uuid }))).execute();
-        } else if (domain !== user.domain_name) {
-          // Projects belong to a domain: a user moved elsewhere leaves the old domain's projects.
-          await trx
-            .deleteFrom('association_groups_users')
-            .where('user_id', '=', user.uuid)
-            .where('group_id', 'in', (eb) => eb.selectFrom('groups').select('id').where('domain_name', '<>', domain))
-            .execute();
-        }
-      });
-      ctx.app.keypairs.invalidate();
-      return { user: await loadUserBy(ctx, 'uuid', user.uuid) };
-    }),
+    delete_user: mutation((args: { email: string }, ctx) => deleteUser(ctx.app, ctx.principal, args)),
 
-    delete_user: mutation(async (args: { email: string }, ctx) => {
-      const user = await managedUser(ctx, args.email);
-      if (user.uuid === ctx.principal.userId) throw new Problem('generic-bad-request', 'You cannot delete your own account.');
-      await dbOf(ctx).transaction().execute(async (trx) => {
-        await trx.updateTable('users').set({ status: 'deleted', modified_at: new Date() }).where('uuid', '=', user.uuid).execute();
-        await trx.updateTable('keypairs').set({ is_active: false, modified_at: new Date() }).where('user_id', '=', user.uuid).execute();
-      });
-      ctx.app.keypairs.invalidate();
-    }),
-
-    purge_user: mutation(async (args: { email: string }, ctx) => {
-      const user = await managedUser(ctx, args.email);
-      if (user.uuid === ctx.principal.userId) throw new Problem('generic-bad-request', 'You cannot purge your own account.');
-      await dbOf(ctx).deleteFrom('users').where('uuid', '=', user.uuid).execute();
-      ctx.app.keypairs.invalidate();
-    }),
+    purge_user: mutation((args: { email: string }, ctx) => purgeUser(ctx.app, ctx.principal, args)),
   },
 };

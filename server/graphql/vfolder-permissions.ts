@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { isAdmin, isSuperadmin } from '../auth/principal';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from './filter';
+import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
 import type { ResolverMap } from './context';
 
 export const vfolderPermissionTypeDefs = /* GraphQL */ `

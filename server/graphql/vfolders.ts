@@ -8,7 +8,7 @@ import { Problem } from '../http/problem';
 import { listFolders } from '../storage/list';
 import { allVolumes } from '../storage/hosts';
 import type { GqlContext, ResolverMap } from './context';
-import { LIST_ARGS_SDL, filterAndOrder, pageWindow, type FieldMap, type ListArgs } from './filter';
+import { LIST_ARGS_SDL, filterAndOrder, pageWindow, type FieldMap, type ListArgs } from '../db/list-query';
 import type { FolderQuery } from '../storage/access';
 
 export const vfolderTypeDefs = /* GraphQL */ `

@@ -18,6 +18,8 @@ export type Privilege = 'none' | 'user' | 'admin' | 'superadmin';
 /** RUNNING: refused while frozen. FROZEN: served while frozen too. null: no status stated. */
 export type RequiredStatus = 'RUNNING' | 'FROZEN' | null;
 
+// The route table holds routes of every input type, so an unnamed input is Zod's own inferred `any`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export interface RequestContext<I = any> {
   app: App;
   req: IncomingMessage;
@@ -73,8 +75,11 @@ export interface RouteDef<S extends z.ZodType = z.ZodType> {
    */
   websocket?: {
     prepare: (ctx: RequestContext<z.infer<S>>) => unknown;
+    // What prepare returned, typed by the route that declares both (the route table holds every kind).
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
     open: (ctx: RequestContext<z.infer<S>>, prepared: any, socket: WebSocket) => void | Promise<void>;
     /** Extra headers on the 101 answer (e.g. an app relay's base path). */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as open's
     headers?: (prepared: any) => Record<string, string>;
   };
   /** Response description for the OpenAPI document. */

@@ -5,8 +5,7 @@
  * Each engine gets the archive streamed from the file (never held in memory) in a background task; the images it
  * names are then in the catalog, launchable at once.
  */
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { z } from 'zod';
@@ -16,7 +15,7 @@ import { startBackgroundTask } from '../bgtasks/tasks';
 import { badRequest } from '../http/problem';
 import { dockerAgents } from '../agents/docker/register';
 import { folderFor } from '../storage/access';
-import { at, pathComponents, withLocated, withRoot } from '../storage/safe-path';
+import { openFolderFile } from '../host-path/folder';
 import { folderRootPath } from '../storage/usage';
 import { recordEngineImage } from './engine-images';
 
@@ -67,23 +66,19 @@ function targetEngines(app: App, wanted: string[] | undefined) {
 
 /** The archive, opened without following links out of the folder, after a look at its first bytes. */
 async function openArchive(app: App, folder: Parameters<typeof folderRootPath>[1], relative: string): Promise<FileHandle> {
-  const components = pathComponents(relative, 'path');
-  return withRoot(folderRootPath(app, folder), (root) =>
-    withLocated(root, components, 'path', { followFinal: true }, async (loc) => {
-      if (!loc.stat || loc.name === null) throw badRequest(`${relative} does not exist in the folder.`, { path: 'no such file' });
-      if (!loc.stat.isFile()) throw badRequest(`${relative} is not a file.`, { path: 'not a file' });
-      const handle = await open(at(loc.dirFd, loc.name), constants.O_RDONLY | constants.O_NOFOLLOW);
-      try {
-        const head = Buffer.alloc(512);
-        const { bytesRead } = await handle.read(head, 0, 512, 0);
-        if (!isArchive(head.subarray(0, bytesRead))) throw badRequest(`${relative} is not an image archive (a tar or gzipped tar made by docker save).`, { path: 'not an image archive' });
-        return handle;
-      } catch (err) {
-        await handle.close();
-        throw err;
-      }
-    }),
-  );
+  const handle = await openFolderFile(folderRootPath(app, folder), relative, 'path', (stat) => {
+    if (!stat.isFile()) throw badRequest(`${relative} is not a file.`, { path: 'not a file' });
+  });
+  if (!handle) throw badRequest(`${relative} does not exist in the folder.`, { path: 'no such file' });
+  try {
+    const head = Buffer.alloc(512);
+    const { bytesRead } = await handle.read(head, 0, 512, 0);
+    if (!isArchive(head.subarray(0, bytesRead))) throw badRequest(`${relative} is not an image archive (a tar or gzipped tar made by docker save).`, { path: 'not an image archive' });
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
 }
 
 /** A POSIX tar (ustar magic at 257) or gzip: what `docker load` reads. */

@@ -5,7 +5,6 @@
  */
 import type { App } from '../app';
 import { notFound } from '../http/problem';
-import { schedulerOf } from './scheduler';
 
 export type AgentOperation = 'include-agents' | 'exclude-agents';
 
@@ -19,6 +18,6 @@ export async function setAgentsSchedulable(app: App, op: AgentOperation, agentId
     if (missing.length) throw notFound('No such agent.', `No such agent: ${missing.join(', ')}`);
     await trx.updateTable('agents').set({ schedulable }).where('id', 'in', ids).execute();
   });
-  if (schedulable) schedulerOf(app).trigger('schedule', op);
+  if (schedulable) app.triggerScheduler(op);
   return {};
 }

@@ -12,16 +12,14 @@
  *
  * Sessions share the host's network, so the server listens on the port Berth hands it: `$PORT` (also
  * `$BERTH_SERVICE_PORT`), and `{port}` in the start command is replaced by it. A `port` in the file is ignored.
- * The file is read through the folder's safe-path module, like every other folder file.
+ * The file is read through the host-path module (server/host-path/folder.ts), like every other folder file.
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { App } from '../app';
 import type { VFolder } from '../db/schema';
 import { Problem, badRequest } from '../http/problem';
-import { at, pathComponents, withLocated, withRoot } from '../storage/safe-path';
+import { openFolderFile } from '../host-path/folder';
 import { folderRootPath } from '../storage/usage';
 
 export const DEFAULT_DEFINITION_FILES = ['model-definition.yaml', 'model-definition.yml', 'model-definition.json'];
@@ -104,22 +102,17 @@ export function parseDefinition(text: string, name: string): ModelDefinition {
 
 /** A small file of the folder as text, or null when it does not exist. */
 async function readFolderFile(app: App, folder: Pick<VFolder, 'id' | 'host' | 'status' | 'unmanaged_path'>, relative: string, field: string): Promise<string | null> {
-  const components = pathComponents(relative, field);
-  const missing = (err: unknown) => {
+  const handle = await openFolderFile(folderRootPath(app, folder), relative, field, (stat) => {
+    if (!stat.isFile()) throw badRequest(`${relative} in the model folder is not a file.`, { [field]: 'not a file' });
+    if (stat.size > MAX_DEFINITION_BYTES) throw badRequest(`${relative} is larger than ${MAX_DEFINITION_BYTES} bytes.`, { [field]: 'too large' });
+  }).catch((err: unknown) => {
     if (err instanceof Problem && err.slug === 'object-not-found') return null;
     throw err;
-  };
-  return withRoot(folderRootPath(app, folder), (root) =>
-    withLocated(root, components, field, { followFinal: true }, async (loc) => {
-      if (!loc.stat || loc.name === null) return null;
-      if (!loc.stat.isFile()) throw badRequest(`${relative} in the model folder is not a file.`, { [field]: 'not a file' });
-      if (loc.stat.size > MAX_DEFINITION_BYTES) throw badRequest(`${relative} is larger than ${MAX_DEFINITION_BYTES} bytes.`, { [field]: 'too large' });
-      const handle = await open(at(loc.dirFd, loc.name), constants.O_RDONLY | constants.O_NOFOLLOW);
-      try {
-        return await handle.readFile('utf8');
-      } finally {
-        await handle.close();
-      }
-    }),
-  ).catch(missing);
+  });
+  if (!handle) return null;
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }

@@ -17,7 +17,7 @@ export async function releaseKernelSlots(app: App, kernelId: string): Promise<vo
     }
     await trx
       .updateTable('kernels')
-      .set({ status_data: sql`status_data || '{"slotsReleased": true}'::jsonb` } as any)
+      .set({ status_data: sql`status_data || '{"slotsReleased": true}'::jsonb` })
       .where('id', '=', kernelId)
       .execute();
   });

@@ -10,6 +10,7 @@ import { startSlurmBackend } from '../agents/slurm/register';
 import { startDockerBackend } from '../agents/docker/register';
 import { BERTH_VERSION } from '../version';
 import { seedImages } from '../images/catalog';
+import { scanEngineImages } from '../images/engine-images';
 import { SessionScheduler } from './scheduler/run';
 import { launchSession } from './launch';
 import { handleKernelExit } from './kernel-exits';
@@ -45,6 +46,7 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
   const slurm = roles.agent && app.settings.slurm ? await startSlurmBackend(app, app.settings.slurm, runnerPath, BERTH_VERSION) : null;
   slurm?.agent.onKernelExit(onExit);
   const docker = roles.agent && app.settings.docker ? await startDockerBackend(app, app.settings.docker, runnerPath, BERTH_VERSION) : null;
+  if (docker) await scanEngineImages(app, docker.liveEngines).catch((err) => app.log.warn({ err }, 'reading the Docker engines\' images failed'));
   for (const engineAgent of docker?.agents ?? []) engineAgent.onKernelExit(onExit);
   const launch = (ids: string[]) => {
     for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
@@ -63,7 +65,7 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
     await service.start();
   }
   // A replica that is not the leader asks the leader for a pass (a session was created or ended through it).
-  app.triggerScheduler = () => (scheduler ? scheduler.trigger() : app.cluster.signal('scheduler'));
+  app.triggerScheduler = (reason) => (scheduler ? scheduler.trigger(reason) : app.cluster.signal('scheduler'));
   app.cluster.onSignal('scheduler', () => scheduler?.trigger());
   if (roles.singletons) {
     app.leases.add({

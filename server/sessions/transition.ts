@@ -43,9 +43,9 @@ function statusChange(to: string, options: TransitionOptions) {
   return {
     status: to,
     status_changed: now,
-    status_history: sql`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
+    status_history: sql<string>`status_history || jsonb_build_object(${to}::text, ${now.toISOString()}::text)`,
     ...(options.reason !== undefined ? { status_info: options.reason } : {}),
-    ...(options.statusData ? { status_data: sql`status_data || ${json(options.statusData)}::jsonb` } : {}),
+    ...(options.statusData ? { status_data: sql<string>`status_data || ${json(options.statusData)}::jsonb` } : {}),
     ...(to === 'TERMINATED' || to === 'CANCELLED' ? { terminated_at: now } : {}),
   };
 }
@@ -56,7 +56,7 @@ export async function transitionSession(app: App, sessionId: string, to: string,
   if (!from.length) return null;
   const updated = await app.db
     .updateTable('sessions')
-    .set({ ...statusChange(to, options), ...(options.result ? { result: options.result } : {}) } as any)
+    .set({ ...statusChange(to, options), ...(options.result ? { result: options.result } : {}) })
     .where('id', '=', sessionId)
     .where('status', 'in', from)
     .returningAll()
@@ -72,7 +72,7 @@ export async function transitionSession(app: App, sessionId: string, to: string,
 export async function transitionKernel(app: App, kernelId: string, to: string, options: TransitionOptions = {}): Promise<Kernel | null> {
   const updated = await app.db
     .updateTable('kernels')
-    .set({ ...statusChange(to, options), ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}) } as any)
+    .set({ ...statusChange(to, options), ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}) })
     .where('id', '=', kernelId)
     .where('status', 'not in', ['TERMINATED', 'CANCELLED'])
     .returningAll()
@@ -86,37 +86,23 @@ export async function transitionKernel(app: App, kernelId: string, to: string, o
 export async function publishKernelEvent(app: App, kernel: Kernel, name: string, reason: string, exitCode: number | null): Promise<void> {
   const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', kernel.session_id).executeTakeFirst();
   if (!session) return;
-  app.events.publishSession({
+  const exit = ['kernel_terminating', 'kernel_terminated'].includes(name) ? exitCode : null;
+  app.events.publishSession(sessionScoped(session, name, reason, exit, { kernelId: kernel.id, clusterRole: kernel.cluster_role, clusterIdx: kernel.cluster_idx }));
+}
+
+/** An event in a session's scope, with the payload every session and kernel event carries (and `extra`). */
+function sessionScoped(session: Session, name: string, reason: string, exitCode: number | null, extra: Record<string, unknown> = {}) {
+  return {
     name,
     domainName: session.domain_name,
     groupId: session.group_id,
-    payload: {
-      sessionId: session.id,
-      sessionName: session.name,
-      ownerAccessKey: session.access_key,
-      reason,
-      exitCode: ['kernel_terminating', 'kernel_terminated'].includes(name) ? exitCode : null,
-      kernelId: kernel.id,
-      clusterRole: kernel.cluster_role,
-      clusterIdx: kernel.cluster_idx,
-    },
-  });
+    payload: { sessionId: session.id, sessionName: session.name, ownerAccessKey: session.access_key, reason, exitCode, ...extra },
+  };
 }
 
 /** Publishes a session-scope event and notifies the session's callback URL (best effort, CONTRACT §10.3). */
 export function publishSessionEvent(app: App, session: Session, name: string, reason: string, exitCode: number | null): void {
-  app.events.publishSession({
-    name,
-    domainName: session.domain_name,
-    groupId: session.group_id,
-    payload: {
-      sessionId: session.id,
-      sessionName: session.name,
-      ownerAccessKey: session.access_key,
-      reason,
-      exitCode: ['session_success', 'session_failure'].includes(name) ? exitCode : null,
-    },
-  });
+  app.events.publishSession(sessionScoped(session, name, reason, ['session_success', 'session_failure'].includes(name) ? exitCode : null));
   if (session.callback_url) notifyCallback(app, session.callback_url, session.id, name.replace(/^session_/, ''));
 }
 

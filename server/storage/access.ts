@@ -23,7 +23,6 @@ import type { Principal } from '../auth/principal';
 import type { FolderPermission, VFolder } from '../db/schema';
 import { Problem, notFound } from '../http/problem';
 import { toUuid } from './ids';
-import { administers } from './projects';
 
 export const FOLDER_STATUSES = [
   'ready', 'performing', 'cloning', 'mounted', 'error', 'delete-pending', 'delete-ongoing', 'delete-complete', 'delete-error',
@@ -54,6 +53,11 @@ export function permits(have: FolderPermission, need: FolderPermission): boolean
 
 /** Who is looking: a principal, or (GET /folders?owner_user_email) the user a superadmin lists as. */
 export type Viewer = Pick<Principal, 'userId' | 'domainName' | 'role' | 'isAdmin'>;
+
+/** Superadmins administer every domain's projects and folders; admins those of their own domain. */
+export function administers(viewer: Viewer, domainName: string): boolean {
+  return viewer.role === 'superadmin' || ((viewer.isAdmin || viewer.role === 'admin') && viewer.domainName === domainName);
+}
 
 /** A folder row with what the access check and the responses need from its owner and project. */
 export interface FolderRow extends VFolder {

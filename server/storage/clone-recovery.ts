@@ -15,7 +15,7 @@ import { readdir } from 'node:fs/promises';
 import type { App } from '../app';
 import { CLONE_TASK } from './clone';
 import { removeTreeAt } from './folder-operations';
-import { at, withRoot } from './safe-path';
+import { at, withRoot } from '../host-path/folder';
 import { transitionFolder } from './status';
 import { folderRootPath } from './usage';
 

@@ -7,7 +7,7 @@
  * Both folders are `cloning` while a background task (§10.2) copies the tree, reporting files copied / total.
  * The target then becomes `ready` (or `error`), and the source returns to the status it had.
  *
- * The copy works by descriptor, like server/storage/safe-path.ts: directories are opened with O_NOFOLLOW relative to
+ * The copy works by descriptor, like server/host-path/folder.ts: directories are opened with O_NOFOLLOW relative to
  * their parent, regular files with O_NOFOLLOW (and O_NONBLOCK, so a FIFO swapped in cannot hang it), symlinks are
  * copied as symlinks with the same target (never followed), modes and modification times are kept, other entries
  * (devices, FIFOs, sockets) are skipped, and a directory on another file system (a mount point) is copied empty.
@@ -24,12 +24,11 @@ import { materializeFolder, planFolder, type UsageMode } from './create';
 import { folderOwnerUid } from './hosts';
 import { toHex32 } from './ids';
 import { reserveQuota } from './quota';
-import { FolderRoot, at } from './safe-path';
+import { DIR_FLAGS, FolderRoot, at } from '../host-path/folder';
 import { measureTree } from './folder-operations';
 import { transitionFolder } from './status';
 import { folderRootPath } from './usage';
 
-const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const NEW_FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const PROGRESS_INTERVAL_MS = 200;

@@ -15,15 +15,15 @@ import { json } from '../db';
 import type { FolderPermission, VFolder } from '../db/schema';
 import { Problem, badRequest } from '../http/problem';
 import { parseAmount } from '../resources/slots';
-import { TRASHED, folderQuery, reachableBy, type Viewer } from './access';
+import { TRASHED, administers, folderQuery, reachableBy, type Viewer } from './access';
 import { allVolumes, defaultHost, folderOwnerUid, managedFolderPath, volumeOf, type StorageVolume } from './hosts';
 import { grantsOf, requireHostPermission } from './host-permissions';
 import { projectScope, userScope } from './ids';
 import { checkFolderName, isDotName } from './names';
-import { administers, resolveProject, type ProjectRef } from './projects';
+import { resolveProject, type ProjectRef } from './projects';
 import { setScopeLimit } from './quota';
 import { createdShape } from './shapes';
-import { makeDirAt, withRoot } from './safe-path';
+import { makeDirAt, withRoot } from '../host-path/folder';
 
 export const USAGE_MODES = ['general', 'model', 'data'] as const;
 export type UsageMode = (typeof USAGE_MODES)[number];

@@ -21,7 +21,7 @@ import { STATUS_SETS, folderById, requireManager, requireStatus, type FolderAcce
 import { findVolume, managedFolderPath, trashedFolderPath, TRASH_DIR } from './hosts';
 import { requireFolderHostPermission } from './host-permissions';
 import { transitionFolder } from './status';
-import { problemOf, withRoot } from './safe-path';
+import { problemOf, withRoot } from '../host-path/folder';
 import { removeTreeAt } from './folder-operations';
 import { toHex32 } from './ids';
 

@@ -1,6 +1,6 @@
 /**
  * File operations inside a folder (CONTRACT §9.2–9.3): list, mkdir, move-file, rename-file, delete-files. Each
- * one checks access and status once (access.ts), then works through safe-path.ts only.
+ * one checks access and status once (access.ts), then works through server/host-path/folder.ts only.
  *
  * Permissions: listing needs `ro`; mkdir, move and rename need `rw`; deleting files needs `wd`.
  */
@@ -10,7 +10,7 @@ import { Problem, badRequest } from '../http/problem';
 import { folderFor } from './access';
 import { folderOwnerUid } from './hosts';
 import { assertQuota } from './quota';
-import { entryName, pathComponents, withRoot } from './safe-path';
+import { entryName, pathComponents, withRoot } from '../host-path/folder';
 import { deleteEntries, makeDirectory, moveEntry, renameEntry } from './folder-operations';
 import { listDirectory, type Listing } from './listing';
 import { folderRootPath } from './usage';

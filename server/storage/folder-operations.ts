@@ -1,10 +1,10 @@
 /**
  * The folder file operations (mkdir, move, rename, delete, measuring) built on the descriptor-relative
- * resolution of ./safe-path: every step opens with O_NOFOLLOW, so a symlink never redirects one of them.
+ * resolution of server/host-path/folder.ts: every step opens with O_NOFOLLOW, so a symlink never redirects one of them.
  */
 import { type Dirent } from 'node:fs';
-import { link, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
-import { DIR_FLAGS, FolderRoot, at, codeOf, failed, lstatOrNull, makeDirAt, missing, refuse, statEntries, withLocated, withRoot, withTargetDir } from './safe-path';
+import { link, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { DIR_FLAGS, FolderRoot, at, codeOf, failed, lstatOrNull, makeDirAt, missing, refuse, statEntries, withLocated, withRoot, withTargetDir } from '../host-path/folder';
 
 export interface MkdirOptions {
   parents: boolean;

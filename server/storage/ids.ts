@@ -1,11 +1,10 @@
 /** Folder ids: stored as canonical uuids, answered as hex32 (CONTRACT §9); inputs accept both forms. */
 
-const UUID_INPUT = /^([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})$/i;
+import { canonicalUuid } from '../util/uuid';
 
-/** The canonical hyphenated form of a hex32 or hyphenated uuid, or null when `value` is neither. */
+/** The canonical hyphenated form of a hex32 or hyphenated uuid (spaces around it ignored), or null when neither. */
 export function toUuid(value: string): string | null {
-  const m = UUID_INPUT.exec(value.trim());
-  return m ? `${m[1]}-${m[2]}-${m[3]}-${m[4]}-${m[5]}`.toLowerCase() : null;
+  return canonicalUuid(value.trim());
 }
 
 export function toHex32(uuid: string): string {

@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import { readdir } from 'node:fs/promises';
-import { type FolderRoot, at, statEach, withLocated, withTargetDir } from './safe-path';
+import { type FolderRoot, at, statEach, withLocated, withTargetDir } from '../host-path/folder';
 
 const SLICE = 512;
 const KIND = ['FILE', 'DIRECTORY', 'SYMLINK'] as const;

@@ -106,7 +106,7 @@ export async function mountDevice(app: App, input: MountInput): Promise<Record<s
   const target = mountPointFor(app, input.name);
   const fsType = input.fs_type || 'nfs';
   if (!FS_TYPE.test(fsType)) throw badRequest('fs_type must be a file-system type name such as nfs, tmpfs or ext4.', { fs_type: 'invalid' });
-  // eslint-disable-next-line no-control-regex
+   
   if (!input.fs_location || /[\x00-\x1f\x7f]/.test(input.fs_location)) throw badRequest('fs_location must be a device, share or path.', { fs_location: 'invalid' });
   if (input.options && (/\s/.test(input.options) || input.options.startsWith('-'))) throw badRequest('options must be a comma-separated mount option list.', { options: 'invalid' });
   const fstab = input.edit_fstab ? editableFstab(input.fstab_path) : null;

@@ -17,7 +17,7 @@ export function checkFolderName(name: unknown, field = 'name'): string {
   if (typeof name !== 'string' || name.length === 0) throw refuse('must be a non-empty string');
   if ([...name].length > MAX_FOLDER_NAME_LENGTH) throw refuse(`must be at most ${MAX_FOLDER_NAME_LENGTH} characters`);
   if (name.includes('/')) throw refuse('must not contain "/"');
-  // eslint-disable-next-line no-control-regex
+   
   if (/[\x00-\x1f\x7f]/.test(name)) throw refuse('must not contain NUL or control characters');
   if (name === '.' || name === '..') throw refuse('must not be "." or ".."');
   if (name.trim() !== name) throw refuse('must not start or end with whitespace');

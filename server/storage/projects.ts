@@ -1,7 +1,7 @@
 /** Projects (groups) as folder owners: lookup by uuid or name, and who administers them. */
 import type { App } from '../app';
 import { badRequest } from '../http/problem';
-import type { Viewer } from './access';
+import { administers, type Viewer } from './access';
 import { toUuid } from './ids';
 
 export interface ProjectRef {
@@ -22,10 +22,6 @@ export async function resolveProject(app: App, viewer: Viewer, reference: string
   const project = await query.executeTakeFirst();
   if (project && (administers(viewer, project.domain_name) || (await isMember(app, viewer.userId, project.id)))) return project;
   throw badRequest(`No such project: ${reference}`, { [field]: 'unknown project' });
-}
-
-export function administers(viewer: Viewer, domainName: string): boolean {
-  return viewer.role === 'superadmin' || ((viewer.isAdmin || viewer.role === 'admin') && viewer.domainName === domainName);
 }
 
 export async function isMember(app: App, userId: string, projectId: string): Promise<boolean> {

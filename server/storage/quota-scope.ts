@@ -14,10 +14,10 @@ import { Problem, badRequest, notFound } from '../http/problem';
 import { listFolders } from './list';
 import { findVolume } from './hosts';
 import { requireFolderHostPermission } from './host-permissions';
-import { administers, isMember } from './projects';
+import { isMember } from './projects';
 import { scopeFigures, setScopeLimit, splitScope } from './quota';
 import { toUuid } from './ids';
-import type { FolderRow } from './access';
+import { administers, type FolderRow } from './access';
 
 export interface QuotaScopeRef {
   /** `user:<uuid>` or `project:<uuid>`. */

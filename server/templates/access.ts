@@ -4,7 +4,8 @@
  * (404, and absent from every listing; sharing a project shows nothing of a project-mate's template). Storing a
  * template places it in a domain and project the owner may use.
  */
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Expression, SqlBool } from 'kysely';
+import type { AnyExpressionBuilder } from '../db/untyped';
 import type { App } from '../app';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { Problem, badRequest } from '../http/problem';
@@ -36,7 +37,7 @@ export function canManage(principal: Principal, template: TemplateOwnership): bo
  * The same rule as a condition on `session_templates as t`, for listings. Without `all`, a superadmin's listing is
  * narrowed to its own and its domain's templates, like a domain admin's; with it, every template.
  */
-export function listedTemplates(eb: ExpressionBuilder<any, any>, principal: Principal, all: boolean): Expression<SqlBool> {
+export function listedTemplates(eb: AnyExpressionBuilder, principal: Principal, all: boolean): Expression<SqlBool> {
   const managed = managedBy(principal);
   if (managed.everything && all) return eb.lit(true);
   const own = eb('t.user_uuid', '=', managed.userId);

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { bool, int, uuid } from '../http/params';
 import { CONFIG_ALIASES, SESSION_ALIASES as CREATE_ALIASES, fold } from '../sessions/inputs';
 
-
 /** The create-session aliases, plus the template id's own spelling. */
 const SESSION_ALIASES: Record<string, string[]> = { ...CREATE_ALIASES, template_id: ['templateId'] };
 

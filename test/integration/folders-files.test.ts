@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
-import { FolderRoot, locate, pathComponents } from '../../server/storage/safe-path';
+import { FolderRoot, locate, pathComponents } from '../../server/host-path/folder';
 import { makeDirectory } from '../../server/storage/folder-operations';
 
 const PROBLEM = 'https://errors.berth.dev/';

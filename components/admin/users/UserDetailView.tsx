@@ -37,6 +37,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
   const { pending, error, send } = useSending();
 
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the form restarts from each newly loaded user
     setFullName(user.full_name ?? '');
     setUsername(user.username ?? '');
     setDescription(user.description ?? '');

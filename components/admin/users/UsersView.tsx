@@ -88,6 +88,7 @@ export function UsersView() {
   const settledSearch = useDebounced(search);
   const { data, error, isLoading } = useUserList({ search: settledSearch, status, page, pageSize });
 
+  // eslint-disable-next-line react-hooks/set-state-in-effect -- a new search, status or page size starts at the first page
   useEffect(() => setPage(0), [settledSearch, status, pageSize]);
 
   const list = data?.user_list;

@@ -6,6 +6,8 @@
 import net from 'node:net';
 import { EventEmitter } from 'node:events';
 
+// The fields of an event depend on its `t`; kernel_runner.py is their type and each handler reads the ones of its t.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type RunnerEvent = { t: string; [key: string]: any };
 
 /** One open operation on the runner: send requests, receive events until the runner closes it. */

@@ -7,7 +7,6 @@ import type Docker from 'dockerode';
 import type { App } from '../../app';
 import type { DockerSettings } from '../../config/env';
 import { json } from '../../db';
-import { scanEngineImages } from '../../images/engine-images';
 import { ensureScalingGroup } from '../../resources/ensure-scaling-group';
 import { DockerAgent } from './docker-agent';
 import { connectEngine, type DockerEngine } from './engine';
@@ -16,6 +15,8 @@ export const HEARTBEAT_MS = 3_000;
 
 export interface DockerBackend {
   agents: DockerAgent[];
+  /** The engines that answered when the backend started (the caller reads their images into the catalog). */
+  liveEngines: Docker[];
   stop(): Promise<void>;
 }
 
@@ -49,8 +50,6 @@ export async function startDockerBackend(app: App, settings: DockerSettings, run
     if (changed) app.triggerScheduler();
   };
   await beat();
-  const live = agents.filter((a) => status.get(a.id) === 'ALIVE').map((a) => a.docker);
-  await scanEngineImages(app, live).catch((err) => app.log.warn({ err }, 'reading the Docker engines\' images failed'));
   let beating: Promise<void> | null = null;
   const timer = setInterval(() => {
     beating ??= beat().finally(() => (beating = null));
@@ -59,6 +58,7 @@ export async function startDockerBackend(app: App, settings: DockerSettings, run
   app.log.info({ engines: engines.map((e) => e.url), alive: [...status].filter(([, s]) => s === 'ALIVE').map(([id]) => id), scalingGroup: settings.scalingGroup }, 'docker backend ready');
   const backend: DockerBackend = {
     agents,
+    liveEngines: agents.filter((a) => status.get(a.id) === 'ALIVE').map((a) => a.docker),
     async stop() {
       clearInterval(timer);
       await beating;

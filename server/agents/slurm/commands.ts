@@ -51,7 +51,7 @@ export interface SubmitRequest {
 const JOB_ID = /^\d+$/;
 // Partition, account and node list values: Slurm's own names, never an option (no leading '-').
 const SLURM_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
-const HOSTLIST = /^[A-Za-z0-9_.][A-Za-z0-9_.,\[\]-]*$/;
+const HOSTLIST = /^[A-Za-z0-9_.][A-Za-z0-9_.,[\]-]*$/;
 const GRES = /^[A-Za-z][A-Za-z0-9_.:,()-]*$/;
 const SIGNAL = /^(?:[A-Z][A-Z0-9]*|\d+)$/;
 const TIMEOUT_MS = 20_000;

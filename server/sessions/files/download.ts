@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import tar from 'tar-stream';
 import { badRequest } from '../../http/problem';
 import { raw, type RawReply } from '../../http/route';
-import { assertDirectoryInside, openInside, resolveInScratch } from './safe-path';
+import { assertDirectoryInside, openInside, resolveInScratch } from '../../host-path/kernel-home';
 import type { Scratch } from './scratch';
 
 export const MAX_DOWNLOAD_FILES = 5;

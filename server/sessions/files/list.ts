@@ -5,7 +5,7 @@
 import { constants, readdirSync, lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { badRequest } from '../../http/problem';
-import { assertDirectoryInside, resolveInScratch } from './safe-path';
+import { assertDirectoryInside, resolveInScratch } from '../../host-path/kernel-home';
 import type { Scratch } from './scratch';
 
 export interface FileEntry {

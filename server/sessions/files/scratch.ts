@@ -3,7 +3,7 @@ import type { App } from '../../app';
 import type { Kernel, Session } from '../../db/schema';
 import { Problem } from '../../http/problem';
 import { mainKernel } from '../execute';
-import { scratchRoot } from './safe-path';
+import { scratchRoot } from '../../host-path/kernel-home';
 
 export interface Scratch {
   kernel: Kernel;

@@ -9,7 +9,7 @@ import { closeSync, constants, fchmodSync, fsyncSync, renameSync, unlinkSync, wr
 import path from 'node:path';
 import busboy from 'busboy';
 import { badRequest } from '../../http/problem';
-import { ensureDirectory, giveTo, openInside, relativeToHome, resolveInScratch } from './safe-path';
+import { ensureDirectory, giveTo, openInside, relativeToHome, resolveInScratch } from '../../host-path/kernel-home';
 import type { Scratch } from './scratch';
 
 export const MAX_UPLOAD_FILES = 20;

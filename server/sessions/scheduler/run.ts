@@ -210,7 +210,7 @@ export class SessionScheduler {
             status_changed: now,
             occupied_slots: json(formatSlots(session.perKernel)),
             status_history: sql`status_history || jsonb_build_object('SCHEDULED', ${now.toISOString()}::text)`,
-          } as any)
+          })
           .where('id', '=', kernel.id)
           .execute();
         const delta = occupiedDelta.get(agentIds[i]) ?? {};
@@ -229,7 +229,7 @@ export class SessionScheduler {
             'failed_predicates', '[]'::jsonb,
             'passed_predicates', ${JSON.stringify(ALL_PASSED.passed.map((name) => ({ name })))}::jsonb))`,
           status_history: sql`status_history || jsonb_build_object('SCHEDULED', ${now.toISOString()}::text)`,
-        } as any)
+        })
         .where('id', '=', session.id)
         .returningAll()
         .executeTakeFirstOrThrow();

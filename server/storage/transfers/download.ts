@@ -16,7 +16,7 @@ import { ZipArchive } from 'archiver';
 import type { App } from '../../app';
 import { Problem } from '../../http/problem';
 import type { FolderRow } from '../access';
-import { FolderRoot, at, locate, problemOf } from '../safe-path';
+import { FolderRoot, at, locate, problemOf } from '../../host-path/folder';
 import { folderRootPath } from '../usage';
 import { fileNotFound, fromProblem, sendProblem, type ProblemBody } from './respond';
 import { countStreamBytes } from '../../metrics/storage';

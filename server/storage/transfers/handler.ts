@@ -16,7 +16,7 @@ import type { App } from '../../app';
 import { Problem, notFound } from '../../http/problem';
 import { folderById, requirePermission, requireStatus, type FolderAccess } from '../access';
 import { allVolumes, findVolume, type StorageVolume } from '../hosts';
-import { pathComponents } from '../safe-path';
+import { pathComponents } from '../../host-path/folder';
 import { CORS_HEADERS, serveDownload } from './download';
 import { fromProblem, noSuchUploadSession, sendProblem } from './respond';
 import { verifyTransferToken, type TransferClaims, type TransferOp } from './tokens';

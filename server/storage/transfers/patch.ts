@@ -20,7 +20,7 @@ import type { Upload } from '@tus/server';
 import type { App } from '../../app';
 import { PROBLEM_BASE, Problem } from '../../http/problem';
 import type { StorageVolume } from '../hosts';
-import { problemOf } from '../safe-path';
+import { problemOf } from '../../host-path/folder';
 import { fromProblem, noSuchUploadSession, sendProblem, type ProblemBody } from './respond';
 import { finishUpload, uploadsOf, type FinishContext } from './uploads';
 import { countStorageBytes } from '../../metrics/storage';

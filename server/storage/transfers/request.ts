@@ -19,7 +19,7 @@ import { requireFolderHostPermission } from '../host-permissions';
 import { volumeOf } from '../hosts';
 import { toHex32 } from '../ids';
 import { assertQuota } from '../quota';
-import { locate, pathComponents, withRoot } from '../safe-path';
+import { locate, pathComponents, withRoot } from '../../host-path/folder';
 import { folderRootPath } from '../usage';
 import { signTransferToken } from './tokens';
 import { createUploadSession, maxUploadSize, UPLOAD_PATH } from './uploads';

@@ -22,7 +22,7 @@ import type { App } from '../../app';
 import { Problem } from '../../http/problem';
 import type { StorageVolume } from '../hosts';
 import { folderOwnerUid } from '../hosts';
-import { at, locate, pathComponents, problemOf, withRoot, type FolderRoot } from '../safe-path';
+import { at, locate, pathComponents, problemOf, withRoot, type FolderRoot } from '../../host-path/folder';
 import { folderRootPath } from '../usage';
 import type { FolderRow } from '../access';
 import { fromProblem, problemText } from './respond';

@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import { ALL_HOST_PERMISSIONS } from '../accounts/bootstrap';
 import type { Slots } from '../db/schema';
-import { invalid } from './context';
+import { badRequest as invalid } from '../http/problem';
 
 const BINARY_UNITS: Record<string, number> = { '': 0, k: 1, m: 2, g: 3, t: 4, p: 5, e: 6 };
 
@@ -102,4 +102,9 @@ export function nonNegative(value: number | null | undefined, field: string): vo
 export function oneOf<T extends string>(value: string, allowed: readonly T[], field: string): T {
   if (!(allowed as readonly string[]).includes(value)) throw invalid(`${field} must be one of ${allowed.join(', ')}.`);
   return value as T;
+}
+
+/** The fields of `props` that were given (undefined ones dropped; explicit nulls kept). */
+export function given<T extends object>(props: T | null | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(props ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,6 +1,7 @@
 /**
- * The one path-safety check for session files. A user path (relative, or absolute under /home/work) is resolved
- * against the kernel's scratch directory the way the sandbox would see it, without ever leaving that directory:
+ * Host paths inside a kernel's scratch directory as the kernel sees it, /home/work (one of the two roots of ./;
+ * ./folder.ts is the other): session files and image snapshots. A user path (relative, or absolute under
+ * /home/work) is resolved against the kernel's scratch directory the way the sandbox would see it, without ever leaving that directory:
  * `..` past /home/work, absolute paths elsewhere, NUL bytes and symlinks whose target lies outside /home/work are
  * refused with 400 invalid-api-params. Symlinks are read and followed here, component by component (an absolute
  * target under /home/work is re-rooted at the scratch directory, as the sandbox sees it), never by the host.
@@ -10,12 +11,10 @@
  */
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats, fchownSync, chownSync, chmodSync } from 'node:fs';
 import path from 'node:path';
-import { Problem, badRequest, notFound } from '../../http/problem';
+import { Problem, notFound } from '../http/problem';
+import { MAX_LINKS, descriptorPath, isInside, refuse } from './checks';
 
 export const KERNEL_HOME = '/home/work';
-
-/** Symlinks followed while resolving one path (Linux's own limit). */
-const MAX_LINKS = 40;
 
 export interface ResolvedPath {
   /** Host path inside the scratch directory (the real directory path, then the rest). */
@@ -37,10 +36,6 @@ export interface ResolveOptions {
   allowMissing?: boolean;
 }
 
-function refuse(field: string, detail: string): Problem {
-  return badRequest(`${field}: ${detail}`, { [field]: detail });
-}
-
 /**
  * The lexical part: the path relative to /home/work, normalized. Refuses NUL bytes, absolute paths outside
  * /home/work and `..` escapes. Does not touch the file system.
@@ -60,10 +55,6 @@ export function relativeToHome(userPath: string, field: string): string {
   if (relative === '.') relative = '';
   if (relative === '..' || relative.startsWith('../')) throw refuse(field, `must not leave ${KERNEL_HOME}`);
   return relative;
-}
-
-function isInside(root: string, candidate: string): boolean {
-  return candidate === root || candidate.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
 function lstatOrNull(p: string): Stats | null {
@@ -135,15 +126,6 @@ export function resolveInScratch(root: string, userPath: string, field: string, 
 
 function kernelPathOf(relative: string): string {
   return relative ? `${KERNEL_HOME}/${relative}` : KERNEL_HOME;
-}
-
-/** Where an open descriptor really is; null where /proc is not available. */
-function descriptorPath(fd: number): string | null {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -16,7 +16,7 @@ import { badRequest, notFound } from '../http/problem';
 import { startBackgroundTask } from '../bgtasks/tasks';
 import { sessionScratch } from '../sessions/files/scratch';
 import { snapshotScratch } from './snapshot';
-import { isEngineImage, recordEngineImage } from './engine-images';
+import { isEngineImage, recordEngineImage } from '../images/engine-images';
 import { DockerAgent } from '../agents/docker/docker-agent';
 
 /** An image tag, as registries allow it. */

@@ -1,5 +1,6 @@
 /**
- * The one path-safety module for folder files. Every file operation on a folder goes through here.
+ * Host paths inside a folder (one of the two roots of ./; ./kernel-home.ts is the other). Every file operation on a
+ * folder goes through here: folder files, transfers, clones, model definitions, image archives.
  *
  * 1. Lexical check (`pathComponents`): a user path is relative to the folder root. Refused with 400
  *    invalid-api-params: absolute paths, `..` components, NUL bytes, and anything that turns into one of those
@@ -19,11 +20,13 @@
  * symlink nor crosses into another file system.
  */
 import { constants, lstatSync, type Stats } from 'node:fs';
-import { link, lstat, mkdir, open, readlink, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
-import { Problem, badRequest, notFound } from '../http/problem';
+import { lstat, mkdir, open, readlink, type FileHandle } from 'node:fs/promises';
+import { Problem, notFound } from '../http/problem';
+import { MAX_LINKS, codeOf, refuse } from './checks';
+
+export { codeOf, refuse } from './checks';
 
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-const MAX_LINKS = 40;
 const MAX_NAME_BYTES = 255;
 const MAX_PATH_BYTES = 4096;
 const STAT_SLICE = 256;
@@ -33,20 +36,12 @@ export function at(fd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 }
 
-export function refuse(field: string, detail: string): Problem {
-  return badRequest(`${field}: ${detail}`, { [field]: detail });
-}
-
 export function failed(detail: string): Problem {
   return new Problem('vfolder-operation-failed', detail);
 }
 
 export function missing(relative: string): Problem {
   return notFound('No such file or directory.', `${relative || '.'} does not exist in the folder.`);
-}
-
-export function codeOf(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException)?.code;
 }
 
 /** Percent-decodes repeatedly (double encoding included), byte by byte: for the traversal check only. */
@@ -339,4 +334,20 @@ export async function withTargetDir<T>(root: FolderRoot, loc: Located, fn: (fd: 
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The file of the folder at `relative`, opened read-only without following a link (a link in the last component is
+ * resolved inside the folder first), or null when it does not exist (404 when a directory on the way does not). `check` sees its lstat before it is opened and
+ * refuses what the caller cannot use (not a regular file, too large) in the caller's words. The caller closes it.
+ */
+export async function openFolderFile(rootPath: string, relative: string, field: string, check: (stat: Stats) => void): Promise<FileHandle | null> {
+  const components = pathComponents(relative, field);
+  return withRoot(rootPath, (root) =>
+    withLocated(root, components, field, { followFinal: true }, async (loc) => {
+      if (!loc.stat || loc.name === null) return null;
+      check(loc.stat);
+      return open(at(loc.dirFd, loc.name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    }),
+  );
 }

@@ -7,9 +7,9 @@
 import { Kind, parse, type DocumentNode, type FieldNode, type OperationDefinitionNode, type ValueNode } from 'graphql';
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
-import type { GraphqlRequest, GraphqlResponse } from '../graphql/execute';
+import type { GraphqlRequest, GraphqlResponse } from './execute';
 import { PROBLEM_TYPES, type ProblemSlug } from '../http/problem';
-import { auditOf, clip } from './writer';
+import { auditOf, clip } from '../audit/writer';
 
 /** Arguments that name what a mutation acts on. */
 const TARGET_ARGUMENTS = new Set(['id', 'name', 'email', 'access_key', 'user_id', 'domain_name', 'group_id', 'gid', 'uuid', 'target', 'vfolder_id', 'quota_scope_id', 'storage_host_name', 'image_id', 'alias', 'session_id', 'endpoint_id', 'registry']);

@@ -8,7 +8,7 @@ import { chmod, close, mkdir, open, read, symlink, utimes, write } from 'node:fs
 import { closeSync, constants, fstatSync, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { assertDirectoryInside, openInside } from '../sessions/files/safe-path';
+import { assertDirectoryInside, openInside } from '../host-path/kernel-home';
 
 const readAsync = promisify(read);
 const writeAsync = promisify(write);

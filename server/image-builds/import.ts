@@ -19,8 +19,8 @@ import { int } from '../http/params';
 import { createSession } from '../sessions/create';
 import { terminateSession } from '../sessions/terminate';
 import { formatAmount, parseAmount, toAmounts } from '../resources/slots';
-import { resolveImage } from './catalog';
-import { isEngineImage, recordEngineImage } from './engine-images';
+import { resolveImage } from '../images/catalog';
+import { isEngineImage, recordEngineImage } from '../images/engine-images';
 import { commitImage, engineWith } from '../agents/docker/commit-image';
 import { dockerEngines } from '../agents/docker/register';
 

@@ -7,9 +7,10 @@
  *           & (and), | (or), ! (not), parentheses; values "text", 'text', numbers, true, false, null.
  *   order:  "-created_at", "+email", "email asc, created_at desc".
  */
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { canonicalUuid } from './scalars';
-import { invalid } from './context';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { AnyExpressionBuilder, AnySelect } from './untyped';
+import { canonicalUuid } from '../util/uuid';
+import { badRequest } from '../http/problem';
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'uuid';
 export interface FieldSpec {
@@ -62,7 +63,7 @@ function tokenize(text: string): Token[] {
     if (/^\s*$/.test(text.slice(at))) break;
     TOKEN_RE.lastIndex = at;
     const m = TOKEN_RE.exec(text);
-    if (!m) throw invalid(`filter: unexpected text at position ${at}: ${text.slice(at, at + 20)}`);
+    if (!m) throw badRequest(`filter: unexpected text at position ${at}: ${text.slice(at, at + 20)}`);
     at = TOKEN_RE.lastIndex;
     if (m[1]) tokens.push({ kind: 'punct', text: m[1] });
     else if (m[2]) tokens.push({ kind: 'string', text: m[2], value: m[2].slice(1, -1).replace(/\\(.)/g, '$1') });
@@ -82,7 +83,7 @@ class FilterParser {
 
   parse(): FilterNode {
     const node = this.or();
-    if (this.peek()) throw invalid(`filter: unexpected ${this.peek()!.text}`);
+    if (this.peek()) throw badRequest(`filter: unexpected ${this.peek()!.text}`);
     return node;
   }
 
@@ -102,13 +103,13 @@ class FilterParser {
 
   private next(): Token {
     const t = this.tokens[this.at++];
-    if (!t) throw invalid('filter: the expression ends too early.');
+    if (!t) throw badRequest('filter: the expression ends too early.');
     return t;
   }
 
   private expectPunct(text: string): void {
     const t = this.next();
-    if (t.kind !== 'punct' || t.text !== text) throw invalid(`filter: expected ${text}, found ${t.text}`);
+    if (t.kind !== 'punct' || t.text !== text) throw badRequest(`filter: expected ${text}, found ${t.text}`);
   }
 
   private or(): FilterNode {
@@ -145,13 +146,13 @@ class FilterParser {
 
   private comparison(): FilterNode {
     const name = this.next();
-    if (name.kind !== 'word') throw invalid(`filter: expected a field name, found ${name.text}`);
+    if (name.kind !== 'word') throw badRequest(`filter: expected a field name, found ${name.text}`);
     const field = this.fields[name.text];
-    if (!field) throw invalid(`filter: unknown field ${name.text}; known fields: ${Object.keys(this.fields).join(', ')}`);
+    if (!field) throw badRequest(`filter: unknown field ${name.text}; known fields: ${Object.keys(this.fields).join(', ')}`);
     if (field.through) {
       const { table, key, value } = field.through;
       const item = this.compare(name, { column: value, type: field.type });
-      if (item.op === 'is' || item.op === 'is not') throw invalid(`filter: ${name.text} does not compare with null.`);
+      if (item.op === 'is' || item.op === 'is not') throw badRequest(`filter: ${name.text} does not compare with null.`);
       const negate = item.op === '<>' || item.op === 'not in';
       const op: CmpOp = item.op === '<>' ? '=' : item.op === 'not in' ? 'in' : item.op;
       return { kind: 'through', column: field.column, table, key, negate, item: { ...item, op } };
@@ -165,31 +166,31 @@ class FilterParser {
     if (op === 'is' || op === 'isnot') {
       const negated = op === 'isnot' || (this.isWord('not') && Boolean(this.next()));
       const value = this.next();
-      if (value.kind !== 'word' || value.text.toLowerCase() !== 'null') throw invalid('filter: only null may follow is.');
+      if (value.kind !== 'word' || value.text.toLowerCase() !== 'null') throw badRequest('filter: only null may follow is.');
       return { kind: 'cmp', column: field.column, op: negated ? 'is not' : 'is', value: null };
     }
-    if (field.trueWhen !== undefined && (op === 'in' || op === 'not' || op === 'notin')) throw invalid(`filter: ${name.text} compares only with == or !=.`);
+    if (field.trueWhen !== undefined && (op === 'in' || op === 'not' || op === 'notin')) throw badRequest(`filter: ${name.text} compares only with == or !=.`);
     if (op === 'not' || op === 'notin') {
-      if (op === 'not' && !(this.isWord('in') && this.next())) throw invalid('filter: expected in after not.');
+      if (op === 'not' && !(this.isWord('in') && this.next())) throw badRequest('filter: expected in after not.');
       return { kind: 'cmp', column: field.column, op: 'not in', value: this.list(name.text, field) };
     }
     if (op === 'in') return { kind: 'cmp', column: field.column, op: 'in', value: this.list(name.text, field) };
     if (op === 'like' || op === 'ilike' || op === 'contains') {
-      if (field.type !== 'string') throw invalid(`filter: ${op} needs a text field; ${name.text} is not one.`);
+      if (field.type !== 'string') throw badRequest(`filter: ${op} needs a text field; ${name.text} is not one.`);
       const raw = this.value(name.text, field);
-      if (typeof raw !== 'string') throw invalid(`filter: ${op} needs a quoted text value.`);
+      if (typeof raw !== 'string') throw badRequest(`filter: ${op} needs a quoted text value.`);
       if (op === 'contains') return { kind: 'cmp', column: field.column, op: 'like', value: `%${raw.replace(/[\\%_]/g, '\\$&')}%` };
       return { kind: 'cmp', column: field.column, op, value: raw };
     }
     const compare: Record<string, CmpOp> = { '==': '=', '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
     const sqlOp = opToken.kind === 'punct' ? compare[op] : undefined;
-    if (!sqlOp) throw invalid(`filter: unknown operator ${opToken.text}`);
+    if (!sqlOp) throw badRequest(`filter: unknown operator ${opToken.text}`);
     const value = this.value(name.text, field);
     if (value === null) {
-      if (sqlOp !== '=' && sqlOp !== '<>') throw invalid('filter: null compares only with == or !=.');
+      if (sqlOp !== '=' && sqlOp !== '<>') throw badRequest('filter: null compares only with == or !=.');
       return { kind: 'cmp', column: field.column, op: sqlOp === '=' ? 'is' : 'is not', value: null };
     }
-    if (field.type === 'boolean' && sqlOp !== '=' && sqlOp !== '<>') throw invalid(`filter: ${name.text} compares only with == or !=.`);
+    if (field.type === 'boolean' && sqlOp !== '=' && sqlOp !== '<>') throw badRequest(`filter: ${name.text} compares only with == or !=.`);
     if (field.trueWhen !== undefined) {
       const holds = (value === true) === (sqlOp === '=');
       return { kind: 'cmp', column: field.column, op: holds ? '=' : '<>', value: field.trueWhen };
@@ -214,27 +215,27 @@ class FilterParser {
       const word = t.text.toLowerCase();
       if (word === 'null' || word === 'none') return null;
       if ((word === 'true' || word === 'false') && field.type === 'boolean') return word === 'true';
-      throw invalid(`filter: ${t.text} is not a value for ${name}; quote text values.`);
+      throw badRequest(`filter: ${t.text} is not a value for ${name}; quote text values.`);
     }
-    if (t.kind === 'punct') throw invalid(`filter: expected a value for ${name}, found ${t.text}`);
+    if (t.kind === 'punct') throw badRequest(`filter: expected a value for ${name}, found ${t.text}`);
     switch (field.type) {
       case 'number':
-        if (t.kind !== 'number' || !Number.isFinite(t.value)) throw invalid(`filter: ${name} takes a (finite) number.`);
+        if (t.kind !== 'number' || !Number.isFinite(t.value)) throw badRequest(`filter: ${name} takes a (finite) number.`);
         return t.value as number;
       case 'boolean':
-        throw invalid(`filter: ${name} takes true or false.`);
+        throw badRequest(`filter: ${name} takes true or false.`);
       case 'datetime': {
         const date = new Date(String(t.value));
-        if (t.kind !== 'string' || Number.isNaN(date.getTime())) throw invalid(`filter: ${name} takes a quoted ISO 8601 timestamp.`);
+        if (t.kind !== 'string' || Number.isNaN(date.getTime())) throw badRequest(`filter: ${name} takes a quoted ISO 8601 timestamp.`);
         return date;
       }
       case 'uuid': {
         const uuid = t.kind === 'string' ? canonicalUuid(String(t.value)) : null;
-        if (!uuid) throw invalid(`filter: ${name} takes a quoted UUID.`);
+        if (!uuid) throw badRequest(`filter: ${name} takes a quoted UUID.`);
         return uuid;
       }
       default:
-        if (t.kind !== 'string') throw invalid(`filter: ${name} takes a quoted text value.`);
+        if (t.kind !== 'string') throw badRequest(`filter: ${name} takes a quoted text value.`);
         return t.value as string;
     }
   }
@@ -245,7 +246,7 @@ export function parseFilter(text: string, fields: FieldMap): FilterNode | null {
   return new FilterParser(tokenize(text), fields).parse();
 }
 
-function toExpression(eb: ExpressionBuilder<any, any>, node: FilterNode): Expression<SqlBool> {
+function toExpression(eb: AnyExpressionBuilder, node: FilterNode): Expression<SqlBool> {
   switch (node.kind) {
     case 'and':
       return eb.and(node.items.map((item) => toExpression(eb, item)));
@@ -262,7 +263,7 @@ function toExpression(eb: ExpressionBuilder<any, any>, node: FilterNode): Expres
       if ((node.op === 'in' || node.op === 'not in') && Array.isArray(node.value) && node.value.length === 0) {
         return node.op === 'in' ? sql<SqlBool>`false` : sql<SqlBool>`true`;
       }
-      return eb(ref, node.op, node.value as any);
+      return eb(ref, node.op, node.value as never);
     }
   }
 }
@@ -277,10 +278,10 @@ export function parseOrder(text: string | null | undefined, fields: FieldMap): O
   return text.split(',').map((part) => {
     const item = part.trim();
     const m = /^([+-]?)([A-Za-z_][\w.]*)(?:\s+(asc|desc))?$/i.exec(item);
-    if (!m) throw invalid(`order: cannot read "${item}"; use +field, -field or "field asc|desc".`);
+    if (!m) throw badRequest(`order: cannot read "${item}"; use +field, -field or "field asc|desc".`);
     const field = fields[m[2]];
-    if (!field) throw invalid(`order: unknown field ${m[2]}; known fields: ${Object.keys(fields).join(', ')}`);
-    if (field.through) throw invalid(`order: cannot order by ${m[2]}.`);
+    if (!field) throw badRequest(`order: unknown field ${m[2]}; known fields: ${Object.keys(fields).join(', ')}`);
+    if (field.through) throw badRequest(`order: cannot order by ${m[2]}.`);
     const descending = m[1] === '-' || m[3]?.toLowerCase() === 'desc';
     return { column: field.column, direction: descending ? 'desc' : 'asc' };
   });
@@ -290,9 +291,9 @@ export function parseOrder(text: string | null | undefined, fields: FieldMap): O
  * Adds a list's filter and order to a query its caller runs itself (lists whose rows pass an access check in memory
  * before they are paged); the caller's own order follows as the tiebreak.
  */
-export function filterAndOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, args: Pick<ListArgs, 'filter' | 'order'>, fields: FieldMap): Q {
+export function filterAndOrder<Q extends AnySelect>(query: Q, args: Pick<ListArgs, 'filter' | 'order'>, fields: FieldMap): Q {
   const filter = args.filter ? parseFilter(args.filter, fields) : null;
-  let out: SelectQueryBuilder<any, any, any> = filter ? query.where((eb) => toExpression(eb, filter)) : query;
+  let out: AnySelect = filter ? query.where((eb) => toExpression(eb, filter)) : query;
   for (const o of parseOrder(args.order, fields)) out = out.orderBy(o.column, o.direction);
   return out as Q;
 }
@@ -301,8 +302,8 @@ export function filterAndOrder<Q extends SelectQueryBuilder<any, any, any>>(quer
 export function pageWindow(args: ListArgs): { limit: number; offset: number } {
   const limit = args.limit ?? MAX_LIMIT;
   const offset = args.offset ?? 0;
-  if (limit < 0 || limit > MAX_LIMIT) throw invalid(`limit must be between 0 and ${MAX_LIMIT}.`);
-  if (offset < 0) throw invalid('offset must not be negative.');
+  if (limit < 0 || limit > MAX_LIMIT) throw badRequest(`limit must be between 0 and ${MAX_LIMIT}.`);
+  if (offset < 0) throw badRequest('offset must not be negative.');
   return { limit, offset };
 }
 
@@ -311,11 +312,11 @@ export function pageWindow(args: ListArgs): { limit: number; offset: number } {
  * order are checked before any query runs; `tiebreak` keeps pages stable.
  */
 export async function runList<T>(
-  base: SelectQueryBuilder<any, any, any>,
+  base: AnySelect,
   args: ListArgs,
   fields: FieldMap,
   tiebreak: string,
-  select: (qb: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, T>,
+  select: (qb: AnySelect) => AnySelect<T>,
 ): Promise<{ items: T[]; total_count: number }> {
   const { limit, offset } = pageWindow(args);
   const filter = args.filter ? parseFilter(args.filter, fields) : null;
