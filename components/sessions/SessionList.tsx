@@ -3,6 +3,7 @@
  * The sessions page: running or finished sessions with live status, searched by name, sorted and paged by the
  * manager (so a thousand sessions load one page), and the way to start one.
  */
+import { SearchField } from '@/components/ui/SearchField';
 import { useState, type ReactNode } from 'react';
 import NextLink from 'next/link';
 import Button from '@mui/material/Button';
@@ -17,7 +18,6 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TableSortLabel from '@mui/material/TableSortLabel';
-import TextField from '@mui/material/TextField';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Tooltip from '@mui/material/Tooltip';
@@ -144,15 +144,7 @@ export function SessionList() {
           Sessions
         </Typography>
         <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
-          <TextField
-            size="small"
-            label="Search by name"
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setPage(0);
-            }}
-          />
+          <SearchField value={search} onChange={setSearch} onPage={setPage} />
           <ToggleButtonGroup
             size="small"
             exclusive
