@@ -18,28 +18,11 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
-import { useGraphql } from '@/components/api/graphql';
+import { useAuditLog } from './useAuditLog';
 import { formatDateTime } from './format';
 import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { ListCardContent, TablePager } from '@/components/ui/tableParts';
-
-interface AuditItem {
-  created_at: string;
-  actor_email: string | null;
-  action: string;
-  target: string | null;
-  status: string;
-  request_id: string;
-  client_ip: string;
-}
-
-interface AuditPage {
-  audit_log_list: { total_count: number; items: AuditItem[] } | null;
-}
-
-const QUERY =
-  'query($limit: Int!, $offset: Int!, $filter: String) { audit_log_list(limit: $limit, offset: $offset, filter: $filter) { total_count items { created_at actor_email action target status request_id client_ip } } }';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
@@ -68,7 +51,7 @@ export function AuditLogView() {
   const [pageSize, setPageSize] = useState(50);
   const [draft, setDraft] = useState('');
   const [filter, setFilter] = useState('');
-  const { data, error } = useGraphql<AuditPage>(QUERY, { limit: pageSize, offset: page * pageSize, filter: filter || null }, { keepPreviousData: true, refreshInterval: 30_000 });
+  const { data, error } = useAuditLog(page, pageSize, filter);
 
   function apply(event: FormEvent) {
     event.preventDefault();

@@ -21,7 +21,9 @@ import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
 import { formatBytes, formatSlot, orderSlots, slotLabel, unitOf, type SlotUnits } from './format';
-import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from '@/components/api/graphql';
+import { parseJsonField } from '@/components/api/graphql';
+import { createPreset, deletePreset, modifyPreset, usePresets, type Preset } from './usePresets';
+import { useScalingGroupNames } from './useScalingGroups';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { EmptyState } from '@/components/ui/feedback';
@@ -30,16 +32,6 @@ import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
 import { ActionsHeaderCell, ListCardContent, RowAction } from '@/components/ui/tableParts';
 
-interface Preset {
-  id: string;
-  name: string;
-  resource_slots: string;
-  shared_memory: number | null;
-  scaling_group_name: string | null;
-}
-
-const PRESETS_QUERY = '{ resource_presets { id name resource_slots shared_memory scaling_group_name } }';
-const SCALING_GROUP_NAMES_QUERY = '{ scaling_groups { name } }';
 const BINARY_SIZE = /^\d+(\.\d+)?\s*([kmgtpe](i?b)?)?$/i;
 
 /** A byte slot's stored value (bytes) as the text a person edits: "4g" rather than 4294967296. */
@@ -67,7 +59,7 @@ function PresetDialog({
   onClose: () => void;
   onSaved: (name: string) => void;
 }) {
-  const scalingGroups = useGraphql<{ scaling_groups: { name: string }[] | null }>(open ? SCALING_GROUP_NAMES_QUERY : null, undefined, { revalidateOnFocus: false });
+  const scalingGroups = useScalingGroupNames(open);
   const slotNames = orderSlots(Object.keys(units));
   const [name, setName] = useState('');
   const [amounts, setAmounts] = useState<Record<string, string>>({});
@@ -116,20 +108,8 @@ function PresetDialog({
       shared_memory: sharedMemory.trim() || null,
       scaling_group_name: scalingGroup || null,
     };
-    if (editing) {
-      await graphqlMutation(
-        'modify_resource_preset',
-        'mutation($id: UUID!, $props: ModifyResourcePresetInput!) { modify_resource_preset(id: $id, props: $props) { ok msg } }',
-        { id: editing.id, props: { ...props, name: name.trim() } },
-      );
-    } else {
-      await graphqlMutation(
-        'create_resource_preset',
-        'mutation($name: String!, $props: CreateResourcePresetInput!) { create_resource_preset(name: $name, props: $props) { ok msg } }',
-        { name: name.trim(), props },
-      );
-    }
-    await revalidateGraphql('resource_presets');
+    if (editing) await modifyPreset(editing.id, { ...props, name: name.trim() });
+    else await createPreset(name.trim(), props);
     onSaved(name.trim());
   }
 
@@ -187,7 +167,7 @@ function PresetDialog({
 export function PresetsView() {
   const me = useCurrentUser();
   const superadmin = me.role === 'superadmin';
-  const { data, error } = useGraphql<{ resource_presets: Preset[] | null }>(PRESETS_QUERY);
+  const { data, error } = usePresets();
   const units = useSlotUnits();
   const [dialog, setDialog] = useState<{ editing: Preset | null } | null>(null);
   const [deleting, setDeleting] = useState<Preset | null>(null);
@@ -296,8 +276,7 @@ export function PresetsView() {
         confirmLabel="Delete"
         danger
         onConfirm={async () => {
-          await graphqlMutation('delete_resource_preset', 'mutation($id: UUID!) { delete_resource_preset(id: $id) { ok msg } }', { id: deleting!.id });
-          await revalidateGraphql('resource_presets');
+          await deletePreset(deleting!.id);
           notify(`Preset ${deleting!.name} is deleted.`);
         }}
         onClose={() => setDeleting(null)}

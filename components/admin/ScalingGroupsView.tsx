@@ -11,30 +11,15 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { formatDateTime } from './format';
-import { useGraphql } from '@/components/api/graphql';
+import { useScalingGroups } from './useScalingGroups';
 import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { ListCardContent } from '@/components/ui/tableParts';
 
-interface ScalingGroup {
-  name: string;
-  description: string | null;
-  is_active: boolean;
-  is_public: boolean;
-  created_at: string | null;
-  driver: string | null;
-  scheduler: string | null;
-  use_host_network: boolean | null;
-  wsproxy_addr: string | null;
-}
-
-/** Never wsproxy_api_token: it is a credential. */
-const QUERY = '{ scaling_groups { name description is_active is_public created_at driver scheduler use_host_network wsproxy_addr } }';
-
 const SCHEDULERS: Record<string, string> = { fifo: 'FIFO (first in, first out)', lifo: 'LIFO (last in, first out)', drf: 'DRF (dominant resource fairness)' };
 
 export function ScalingGroupsView() {
-  const { data, error } = useGraphql<{ scaling_groups: ScalingGroup[] | null }>(QUERY);
+  const { data, error } = useScalingGroups();
   const groups = data?.scaling_groups ?? null;
   return (
     <>
