@@ -19,53 +19,15 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { managerSend } from '@/components/api/useManager';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { formatRelative, formatSlot, orderSlots, slotLabel, usedPercent, type SlotUnits } from './format';
-import { parseJsonField, useGraphql } from '@/components/api/graphql';
+import { parseJsonField } from '@/components/api/graphql';
+import { setAgentSchedulable, useAgents, type AgentRow } from './useAgents';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
 import { ListCardContent, TablePager } from '@/components/ui/tableParts';
-
-export interface AgentRow {
-  id: string;
-  status: string;
-  scaling_group: string;
-  schedulable: boolean;
-  available_slots: string;
-  occupied_slots: string;
-  architecture: string | null;
-  addr?: string | null;
-  version?: string | null;
-  region?: string | null;
-  status_changed?: string | null;
-  first_contact?: string | null;
-  lost_at?: string | null;
-}
-
-interface AgentList {
-  total_count: number;
-  items: AgentRow[];
-}
-
-const FULL_QUERY = `query($limit: Int!, $offset: Int!) {
-  agent_list(limit: $limit, offset: $offset, order: "id") { total_count items { id status status_changed region scaling_group schedulable available_slots occupied_slots addr architecture version first_contact lost_at } }
-}`;
-const SUMMARY_QUERY = `query($limit: Int!, $offset: Int!) {
-  agent_summary_list(limit: $limit, offset: $offset, order: "id") { total_count items { id status scaling_group schedulable available_slots occupied_slots architecture } }
-}`;
-
-/** Agents as the caller may read them: full records for superadmins, summaries for everyone else. */
-export function useAgents(superadmin: boolean, page: number, pageSize: number, refreshInterval = 10_000) {
-  const result = useGraphql<{ agent_list?: AgentList; agent_summary_list?: AgentList }>(
-    superadmin ? FULL_QUERY : SUMMARY_QUERY,
-    { limit: pageSize, offset: page * pageSize },
-    { refreshInterval, keepPreviousData: true },
-  );
-  return { ...result, list: result.data?.agent_list ?? result.data?.agent_summary_list };
-}
 
 export function AgentStatusChip({ status }: { status: string }) {
   const color = status === 'ALIVE' ? 'success' : status === 'LOST' ? 'error' : status === 'RESTARTING' ? 'warning' : 'default';
@@ -125,7 +87,7 @@ export function AgentsView() {
     setBusy(agent.id);
     setToggleError(null);
     try {
-      await managerSend('POST', '/manager/scheduler/operation', { op: schedulable ? 'include-agents' : 'exclude-agents', args: [agent.id] });
+      await setAgentSchedulable(agent.id, schedulable);
       await mutate();
       notify(schedulable ? `${agent.id} takes new sessions again.` : `${agent.id} takes no new sessions; running ones continue.`);
     } catch (err) {
