@@ -17,13 +17,13 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon, TimerIcon } from '@/components/frame/icons';
-import { graphqlMutation, parseJsonField, revalidateGraphql } from '@/components/api/graphql';
+import { parseJsonField } from '@/components/api/graphql';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { DataTable, type Column } from '@/components/ui/DataTable';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { formatBytes, formatSlot } from '../format';
 import { FolderPolicyDialog, KeypairPolicyDialog, never } from './PolicyDialogs';
-import { deletePolicy, usePolicies, type FolderPolicy, type KeypairPolicy, type PolicyKind } from './usePolicies';
+import { deletePolicy, savePolicy, usePolicies, type FolderPolicy, type KeypairPolicy, type PolicyKind } from './usePolicies';
 import { CheckedTextField } from '@/components/ui/CheckedTextField';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { EmptyState } from '@/components/ui/feedback';
@@ -50,12 +50,7 @@ function PolicyDialog({ policy, onClose, onSaved }: { policy: Policy | null; onC
   async function save() {
     setSubmitted(true);
     if (!policy || problems.idle || problems.lifetime) return;
-    await graphqlMutation(
-      'modify_keypair_resource_policy',
-      'mutation($name: String!, $props: ModifyKeyPairResourcePolicyInput!) { modify_keypair_resource_policy(name: $name, props: $props) { ok msg } }',
-      { name: policy.name, props: { idle_timeout: Number(idle), max_session_lifetime: Number(lifetime) } },
-    );
-    await revalidateGraphql('resource_polic');
+    await savePolicy('keypair', 'modify', policy.name, { idle_timeout: Number(idle), max_session_lifetime: Number(lifetime) });
     onSaved(policy.name);
   }
 
