@@ -17,6 +17,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TableSortLabel from '@mui/material/TableSortLabel';
 import { sortRows, type SortState } from './sortRows';
+import { VisuallyHidden } from './feedback';
 import { ListCardContent, TablePager } from './tableParts';
 
 export type { SortState };
@@ -166,4 +167,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
       </ListCardContent>
     </Card>
   );
+}
+
+/** The last column of a list whose rows have actions (RowAction buttons): unnamed on screen, "Actions" to screen readers. */
+export function actionsColumn<T>(render: (row: T) => ReactNode): Column<T> {
+  return { key: 'actions', label: <VisuallyHidden>Actions</VisuallyHidden>, align: 'right', cellSx: { whiteSpace: 'nowrap' }, render };
 }
