@@ -6,17 +6,10 @@
  */
 import { useState } from 'react';
 import Box from '@mui/material/Box';
-import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
-import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
-import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
@@ -27,7 +20,7 @@ import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
-import { ListCardContent, TablePager } from '@/components/ui/tableParts';
+import { DataTable, type Column } from '@/components/ui/DataTable';
 
 export function AgentStatusChip({ status }: { status: string }) {
   const color = status === 'ALIVE' ? 'success' : status === 'LOST' ? 'error' : status === 'RESTARTING' ? 'warning' : 'default';
@@ -97,6 +90,60 @@ export function AgentsView() {
     }
   }
 
+  const top = { verticalAlign: 'top' };
+  const columns: Column<AgentRow>[] = [
+    {
+      key: 'agent',
+      label: 'Agent',
+      cellSx: { ...top, overflowWrap: 'anywhere' },
+      render: (agent) => (
+        <>
+          <Typography variant="body2" sx={{ fontWeight: 500 }}>
+            {agent.id}
+          </Typography>
+          <Typography variant="caption" color="text.secondary" component="div">
+            {[agent.addr, agent.architecture, agent.version && `v${agent.version}`].filter(Boolean).join(' · ')}
+          </Typography>
+        </>
+      ),
+    },
+    {
+      key: 'status',
+      label: 'Status',
+      cellSx: top,
+      render: (agent) => (
+        <>
+          <AgentStatusChip status={agent.status} />
+          {agent.status_changed && (
+            <Typography variant="caption" color="text.secondary" component="div" sx={{ mt: 0.5, whiteSpace: 'nowrap' }}>
+              {formatRelative(agent.status_changed)}
+            </Typography>
+          )}
+        </>
+      ),
+    },
+    { key: 'scaling_group', label: 'Scaling group', wide: true, cellSx: top, render: (agent) => agent.scaling_group },
+    { key: 'slots', label: 'Slots used', headSx: { width: { md: 320 } }, cellSx: top, render: (agent) => <AgentSlots agent={agent} units={units.data} /> },
+    {
+      key: 'schedulable',
+      label: 'Schedulable',
+      cellSx: top,
+      render: (agent) =>
+        superadmin ? (
+          <Tooltip title={agent.schedulable ? 'Takes new sessions' : 'Takes no new sessions'}>
+            <Switch
+              checked={agent.schedulable}
+              disabled={busy === agent.id}
+              onChange={(e) => void setSchedulable(agent, e.target.checked)}
+              slotProps={{ input: { 'aria-label': `Schedule new sessions on ${agent.id}` } }}
+            />
+          </Tooltip>
+        ) : (
+          <Chip size="small" variant="outlined" label={agent.schedulable ? 'Yes' : 'No'} />
+        ),
+    },
+  ];
+
   return (
     <>
       <PageHeader
@@ -108,80 +155,25 @@ export function AgentsView() {
         }
       />
       <ProblemAlert error={toggleError} sx={{ mb: 2 }} onClose={() => setToggleError(null)} />
-      <Card variant="outlined">
-        <ListCardContent
-          error={error}
-          data={list}
-          loadingRows={4}
-          isEmpty={(l) => l.items.length === 0}
-          empty={
-            <EmptyState title="No agents">
-              No agent has registered with this manager. Agents register when they start (with <code>npm start</code>, the built-in local agent does).
-            </EmptyState>
-          }
-        >
-          {(list) => (
-            <>
-              <TableContainer>
-                <Table size="small" aria-label="Agents" data-testid="agents-table">
-                  <TableHead>
-                    <TableRow>
-                      <TableCell>Agent</TableCell>
-                      <TableCell>Status</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Scaling group</TableCell>
-                      <TableCell sx={{ width: { md: 320 } }}>Slots used</TableCell>
-                      <TableCell>Schedulable</TableCell>
-                    </TableRow>
-                  </TableHead>
-                  <TableBody>
-                    {list.items.map((agent) => (
-                      <TableRow key={agent.id} sx={{ verticalAlign: 'top' }}>
-                        <TableCell sx={{ overflowWrap: 'anywhere' }}>
-                          <Typography variant="body2" sx={{ fontWeight: 500 }}>
-                            {agent.id}
-                          </Typography>
-                          <Typography variant="caption" color="text.secondary" component="div">
-                            {[agent.addr, agent.architecture, agent.version && `v${agent.version}`].filter(Boolean).join(' · ')}
-                          </Typography>
-                        </TableCell>
-                        <TableCell>
-                          <AgentStatusChip status={agent.status} />
-                          {agent.status_changed && (
-                            <Typography variant="caption" color="text.secondary" component="div" sx={{ mt: 0.5, whiteSpace: 'nowrap' }}>
-                              {formatRelative(agent.status_changed)}
-                            </Typography>
-                          )}
-                        </TableCell>
-                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{agent.scaling_group}</TableCell>
-                        <TableCell>
-                          <AgentSlots agent={agent} units={units.data} />
-                        </TableCell>
-                        <TableCell>
-                          {superadmin ? (
-                            <Tooltip title={agent.schedulable ? 'Takes new sessions' : 'Takes no new sessions'}>
-                              <Switch
-                                checked={agent.schedulable}
-                                disabled={busy === agent.id}
-                                onChange={(e) => void setSchedulable(agent, e.target.checked)}
-                                slotProps={{ input: { 'aria-label': `Schedule new sessions on ${agent.id}` } }}
-                              />
-                            </Tooltip>
-                          ) : (
-                            <Chip size="small" variant="outlined" label={agent.schedulable ? 'Yes' : 'No'} />
-                          )}
-                        </TableCell>
-                      </TableRow>
-                    ))}
-                  </TableBody>
-                </Table>
-              </TableContainer>
-              {list.total_count > pageSize && (
-                <TablePager count={list.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={[25, 50, 100]} />
-              )}
-            </>
-          )}
-        </ListCardContent>
-      </Card>
+      <DataTable
+        label="Agents"
+        testId="agents-table"
+        columns={columns}
+        rowKey={(agent) => agent.id}
+        rows={list?.items}
+        total={list?.total_count ?? 0}
+        page={page}
+        onPage={setPage}
+        pageSize={pageSize}
+        onPageSize={setPageSize}
+        pageSizes={[25, 50, 100]}
+        error={error}
+        empty={
+          <EmptyState title="No agents">
+            No agent has registered with this manager. Agents register when they start (with <code>npm start</code>, the built-in local agent does).
+          </EmptyState>
+        }
+      />
       {toast}
     </>
   );

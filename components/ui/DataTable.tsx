@@ -37,6 +37,13 @@ export interface Column<T> {
   hideBelow?: 'sm' | 'md' | 'lg' | 'xl';
   /** Extra style of the column's body cells (monospace, no wrapping). */
   cellSx?: SxProps<Theme>;
+  /** Extra style of the column's header cell (a width). */
+  headSx?: SxProps<Theme>;
+}
+
+/** Both styles, for one `sx`. */
+function joinSx(a: SxProps<Theme> | undefined, b: SxProps<Theme> | undefined): SxProps<Theme> {
+  return [...(Array.isArray(a) ? a : [a ?? {}]), ...(Array.isArray(b) ? b : [b ?? {}])] as SxProps<Theme>;
 }
 
 /** The style that hides a column below its breakpoint, or undefined for a column always shown. */
@@ -124,7 +131,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                       </TableCell>
                     )}
                     {columns.map((c) => (
-                      <TableCell key={c.key} align={c.align} sx={hiddenSx(c)} sortDirection={sort?.key === c.key ? sort.direction : false}>
+                      <TableCell key={c.key} align={c.align} sx={joinSx(hiddenSx(c), c.headSx)} sortDirection={sort?.key === c.key ? sort.direction : false}>
                         {c.sortValue || c.serverSortable ? (
                           <TableSortLabel active={sort?.key === c.key} direction={sort?.key === c.key ? sort.direction : 'asc'} onClick={() => toggleSort(c.key)}>
                             {c.label}
@@ -151,7 +158,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                           </TableCell>
                         )}
                         {columns.map((c) => (
-                          <TableCell key={c.key} align={c.align} sx={[hiddenSx(c) ?? {}, ...(Array.isArray(c.cellSx) ? c.cellSx : [c.cellSx ?? {}])] as SxProps<Theme>}>
+                          <TableCell key={c.key} align={c.align} sx={joinSx(hiddenSx(c), c.cellSx)}>
                             {c.render(row)}
                           </TableCell>
                         ))}
