@@ -6,66 +6,21 @@
  */
 import { useState } from 'react';
 import Box from '@mui/material/Box';
-import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
-import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
-import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { managerSend } from '@/components/api/useManager';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { formatRelative, formatSlot, orderSlots, slotLabel, usedPercent, type SlotUnits } from './format';
-import { parseJsonField, useGraphql } from '@/components/api/graphql';
+import { parseJsonField } from '@/components/api/graphql';
+import { setAgentSchedulable, useAgents, type AgentRow } from './useAgents';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
-import { ListCardContent, TablePager } from '@/components/ui/tableParts';
-
-export interface AgentRow {
-  id: string;
-  status: string;
-  scaling_group: string;
-  schedulable: boolean;
-  available_slots: string;
-  occupied_slots: string;
-  architecture: string | null;
-  addr?: string | null;
-  version?: string | null;
-  region?: string | null;
-  status_changed?: string | null;
-  first_contact?: string | null;
-  lost_at?: string | null;
-}
-
-interface AgentList {
-  total_count: number;
-  items: AgentRow[];
-}
-
-const FULL_QUERY = `query($limit: Int!, $offset: Int!) {
-  agent_list(limit: $limit, offset: $offset, order: "id") { total_count items { id status status_changed region scaling_group schedulable available_slots occupied_slots addr architecture version first_contact lost_at } }
-}`;
-const SUMMARY_QUERY = `query($limit: Int!, $offset: Int!) {
-  agent_summary_list(limit: $limit, offset: $offset, order: "id") { total_count items { id status scaling_group schedulable available_slots occupied_slots architecture } }
-}`;
-
-/** Agents as the caller may read them: full records for superadmins, summaries for everyone else. */
-export function useAgents(superadmin: boolean, page: number, pageSize: number, refreshInterval = 10_000) {
-  const result = useGraphql<{ agent_list?: AgentList; agent_summary_list?: AgentList }>(
-    superadmin ? FULL_QUERY : SUMMARY_QUERY,
-    { limit: pageSize, offset: page * pageSize },
-    { refreshInterval, keepPreviousData: true },
-  );
-  return { ...result, list: result.data?.agent_list ?? result.data?.agent_summary_list };
-}
+import { DataTable, type Column } from '@/components/ui/DataTable';
 
 export function AgentStatusChip({ status }: { status: string }) {
   const color = status === 'ALIVE' ? 'success' : status === 'LOST' ? 'error' : status === 'RESTARTING' ? 'warning' : 'default';
@@ -125,7 +80,7 @@ export function AgentsView() {
     setBusy(agent.id);
     setToggleError(null);
     try {
-      await managerSend('POST', '/manager/scheduler/operation', { op: schedulable ? 'include-agents' : 'exclude-agents', args: [agent.id] });
+      await setAgentSchedulable(agent.id, schedulable);
       await mutate();
       notify(schedulable ? `${agent.id} takes new sessions again.` : `${agent.id} takes no new sessions; running ones continue.`);
     } catch (err) {
@@ -134,6 +89,60 @@ export function AgentsView() {
       setBusy(null);
     }
   }
+
+  const top = { verticalAlign: 'top' };
+  const columns: Column<AgentRow>[] = [
+    {
+      key: 'agent',
+      label: 'Agent',
+      cellSx: { ...top, overflowWrap: 'anywhere' },
+      render: (agent) => (
+        <>
+          <Typography variant="body2" sx={{ fontWeight: 500 }}>
+            {agent.id}
+          </Typography>
+          <Typography variant="caption" color="text.secondary" component="div">
+            {[agent.addr, agent.architecture, agent.version && `v${agent.version}`].filter(Boolean).join(' · ')}
+          </Typography>
+        </>
+      ),
+    },
+    {
+      key: 'status',
+      label: 'Status',
+      cellSx: top,
+      render: (agent) => (
+        <>
+          <AgentStatusChip status={agent.status} />
+          {agent.status_changed && (
+            <Typography variant="caption" color="text.secondary" component="div" sx={{ mt: 0.5, whiteSpace: 'nowrap' }}>
+              {formatRelative(agent.status_changed)}
+            </Typography>
+          )}
+        </>
+      ),
+    },
+    { key: 'scaling_group', label: 'Scaling group', wide: true, cellSx: top, render: (agent) => agent.scaling_group },
+    { key: 'slots', label: 'Slots used', headSx: { width: { md: 320 } }, cellSx: top, render: (agent) => <AgentSlots agent={agent} units={units.data} /> },
+    {
+      key: 'schedulable',
+      label: 'Schedulable',
+      cellSx: top,
+      render: (agent) =>
+        superadmin ? (
+          <Tooltip title={agent.schedulable ? 'Takes new sessions' : 'Takes no new sessions'}>
+            <Switch
+              checked={agent.schedulable}
+              disabled={busy === agent.id}
+              onChange={(e) => void setSchedulable(agent, e.target.checked)}
+              slotProps={{ input: { 'aria-label': `Schedule new sessions on ${agent.id}` } }}
+            />
+          </Tooltip>
+        ) : (
+          <Chip size="small" variant="outlined" label={agent.schedulable ? 'Yes' : 'No'} />
+        ),
+    },
+  ];
 
   return (
     <>
@@ -146,80 +155,25 @@ export function AgentsView() {
         }
       />
       <ProblemAlert error={toggleError} sx={{ mb: 2 }} onClose={() => setToggleError(null)} />
-      <Card variant="outlined">
-        <ListCardContent
-          error={error}
-          data={list}
-          loadingRows={4}
-          isEmpty={(l) => l.items.length === 0}
-          empty={
-            <EmptyState title="No agents">
-              No agent has registered with this manager. Agents register when they start (with <code>npm start</code>, the built-in local agent does).
-            </EmptyState>
-          }
-        >
-          {(list) => (
-            <>
-              <TableContainer>
-                <Table size="small" aria-label="Agents" data-testid="agents-table">
-                  <TableHead>
-                    <TableRow>
-                      <TableCell>Agent</TableCell>
-                      <TableCell>Status</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Scaling group</TableCell>
-                      <TableCell sx={{ width: { md: 320 } }}>Slots used</TableCell>
-                      <TableCell>Schedulable</TableCell>
-                    </TableRow>
-                  </TableHead>
-                  <TableBody>
-                    {list.items.map((agent) => (
-                      <TableRow key={agent.id} sx={{ verticalAlign: 'top' }}>
-                        <TableCell sx={{ overflowWrap: 'anywhere' }}>
-                          <Typography variant="body2" sx={{ fontWeight: 500 }}>
-                            {agent.id}
-                          </Typography>
-                          <Typography variant="caption" color="text.secondary" component="div">
-                            {[agent.addr, agent.architecture, agent.version && `v${agent.version}`].filter(Boolean).join(' · ')}
-                          </Typography>
-                        </TableCell>
-                        <TableCell>
-                          <AgentStatusChip status={agent.status} />
-                          {agent.status_changed && (
-                            <Typography variant="caption" color="text.secondary" component="div" sx={{ mt: 0.5, whiteSpace: 'nowrap' }}>
-                              {formatRelative(agent.status_changed)}
-                            </Typography>
-                          )}
-                        </TableCell>
-                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{agent.scaling_group}</TableCell>
-                        <TableCell>
-                          <AgentSlots agent={agent} units={units.data} />
-                        </TableCell>
-                        <TableCell>
-                          {superadmin ? (
-                            <Tooltip title={agent.schedulable ? 'Takes new sessions' : 'Takes no new sessions'}>
-                              <Switch
-                                checked={agent.schedulable}
-                                disabled={busy === agent.id}
-                                onChange={(e) => void setSchedulable(agent, e.target.checked)}
-                                slotProps={{ input: { 'aria-label': `Schedule new sessions on ${agent.id}` } }}
-                              />
-                            </Tooltip>
-                          ) : (
-                            <Chip size="small" variant="outlined" label={agent.schedulable ? 'Yes' : 'No'} />
-                          )}
-                        </TableCell>
-                      </TableRow>
-                    ))}
-                  </TableBody>
-                </Table>
-              </TableContainer>
-              {list.total_count > pageSize && (
-                <TablePager count={list.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={[25, 50, 100]} />
-              )}
-            </>
-          )}
-        </ListCardContent>
-      </Card>
+      <DataTable
+        label="Agents"
+        testId="agents-table"
+        columns={columns}
+        rowKey={(agent) => agent.id}
+        rows={list?.items}
+        total={list?.total_count ?? 0}
+        page={page}
+        onPage={setPage}
+        pageSize={pageSize}
+        onPageSize={setPageSize}
+        pageSizes={[25, 50, 100]}
+        error={error}
+        empty={
+          <EmptyState title="No agents">
+            No agent has registered with this manager. Agents register when they start (with <code>npm start</code>, the built-in local agent does).
+          </EmptyState>
+        }
+      />
       {toast}
     </>
   );

@@ -8,38 +8,14 @@
 import { useState, type FormEvent } from 'react';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Stack from '@mui/material/Stack';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
-import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
-import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
-import { useGraphql } from '@/components/api/graphql';
+import { useAuditLog, type AuditItem } from './useAuditLog';
 import { formatDateTime } from './format';
 import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
-import { ListCardContent, TablePager } from '@/components/ui/tableParts';
-
-interface AuditItem {
-  created_at: string;
-  actor_email: string | null;
-  action: string;
-  target: string | null;
-  status: string;
-  request_id: string;
-  client_ip: string;
-}
-
-interface AuditPage {
-  audit_log_list: { total_count: number; items: AuditItem[] } | null;
-}
-
-const QUERY =
-  'query($limit: Int!, $offset: Int!, $filter: String) { audit_log_list(limit: $limit, offset: $offset, filter: $filter) { total_count items { created_at actor_email action target status request_id client_ip } } }';
+import { DataTable, type Column } from '@/components/ui/DataTable';
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
@@ -63,12 +39,25 @@ function targetText(target: string | null): string {
   }
 }
 
+/** A record and its place on the page: one request can leave several records alike in every field. */
+type AuditRow = AuditItem & { seq: number };
+
+const COLUMNS: Column<AuditRow>[] = [
+  { key: 'time', label: 'Time', cellSx: { whiteSpace: 'nowrap' }, render: (item) => formatDateTime(item.created_at) },
+  { key: 'actor', label: 'Actor', cellSx: { overflowWrap: 'anywhere' }, render: (item) => item.actor_email ?? '—' },
+  { key: 'action', label: 'Action', cellSx: { fontFamily: MONO, fontSize: 13, overflowWrap: 'anywhere' }, render: (item) => item.action },
+  { key: 'target', label: 'Target', wide: true, cellSx: { overflowWrap: 'anywhere' }, render: (item) => targetText(item.target) },
+  { key: 'status', label: 'Status', render: (item) => <Chip size="small" variant="outlined" label={item.status} color={statusColor(item.status)} /> },
+  { key: 'client', label: 'Client', hideBelow: 'lg', render: (item) => item.client_ip || '—' },
+  { key: 'request', label: 'Request', hideBelow: 'xl', cellSx: { fontFamily: MONO, fontSize: 12 }, render: (item) => item.request_id || '—' },
+];
+
 export function AuditLogView() {
   const [page, setPage] = useState(0);
   const [pageSize, setPageSize] = useState(50);
   const [draft, setDraft] = useState('');
   const [filter, setFilter] = useState('');
-  const { data, error } = useGraphql<AuditPage>(QUERY, { limit: pageSize, offset: page * pageSize, filter: filter || null }, { keepPreviousData: true, refreshInterval: 30_000 });
+  const { data, error } = useAuditLog(page, pageSize, filter);
 
   function apply(event: FormEvent) {
     event.preventDefault();
@@ -99,51 +88,22 @@ export function AuditLogView() {
           </Box>
         </Stack>
       </Box>
-      <Card variant="outlined">
-        <ListCardContent
-          error={error}
-          data={list}
-          loadingRows={6}
-          isEmpty={(d) => d.total_count === 0}
-          empty={<EmptyState title={filter ? 'Nothing matches the filter' : 'No records yet'}>{filter ? 'Change or clear the filter.' : 'State-changing requests appear here as they happen.'}</EmptyState>}
-        >
-          {(d) => (
-            <>
-              <TableContainer>
-                <Table size="small" aria-label="Audit log" data-testid="audit-log-table">
-                  <TableHead>
-                    <TableRow>
-                      <TableCell>Time</TableCell>
-                      <TableCell>Actor</TableCell>
-                      <TableCell>Action</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Target</TableCell>
-                      <TableCell>Status</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>Client</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', xl: 'table-cell' } }}>Request</TableCell>
-                    </TableRow>
-                  </TableHead>
-                  <TableBody>
-                    {d.items.map((item, i) => (
-                      <TableRow key={`${item.request_id}-${item.action}-${i}`} hover>
-                        <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(item.created_at)}</TableCell>
-                        <TableCell sx={{ overflowWrap: 'anywhere' }}>{item.actor_email ?? '—'}</TableCell>
-                        <TableCell sx={{ fontFamily: MONO, fontSize: 13, overflowWrap: 'anywhere' }}>{item.action}</TableCell>
-                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' }, overflowWrap: 'anywhere' }}>{targetText(item.target)}</TableCell>
-                        <TableCell>
-                          <Chip size="small" variant="outlined" label={item.status} color={statusColor(item.status)} />
-                        </TableCell>
-                        <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>{item.client_ip || '—'}</TableCell>
-                        <TableCell sx={{ display: { xs: 'none', xl: 'table-cell' }, fontFamily: MONO, fontSize: 12 }}>{item.request_id || '—'}</TableCell>
-                      </TableRow>
-                    ))}
-                  </TableBody>
-                </Table>
-              </TableContainer>
-              <TablePager count={d.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={[20, 50, 100]} />
-            </>
-          )}
-        </ListCardContent>
-      </Card>
+      <DataTable
+        label="Audit log"
+        testId="audit-log-table"
+        columns={COLUMNS}
+        rowKey={(item) => `${item.request_id}-${item.action}-${item.seq}`}
+        rows={list?.items.map((item, seq) => ({ ...item, seq }))}
+        total={list?.total_count ?? 0}
+        page={page}
+        onPage={setPage}
+        pageSize={pageSize}
+        onPageSize={setPageSize}
+        pageSizes={[20, 50, 100]}
+        loadingRows={6}
+        error={error}
+        empty={<EmptyState title={filter ? 'Nothing matches the filter' : 'No records yet'}>{filter ? 'Change or clear the filter.' : 'State-changing requests appear here as they happen.'}</EmptyState>}
+      />
     </>
   );
 }

@@ -18,7 +18,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { managerSend } from '@/components/api/useManager';
+import { deleteConfig, readConfig, writeConfig, type ConfigTree, type ConfigValue } from './configStore';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
@@ -26,16 +26,10 @@ import { SectionCard } from '@/components/ui/SectionCard';
 import { useToast } from '@/components/ui/useToast';
 import { useSending } from '@/components/ui/useSending';
 
-type ConfigTree = { [key: string]: string | ConfigTree };
-type ConfigValue = string | ConfigTree | null;
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const MAX_KEY_LENGTH = 1024;
 
-async function readConfig(key: string, prefix: boolean): Promise<ConfigValue> {
-  const answer = await managerSend<{ result: ConfigValue }>('POST', '/config/get', { key, prefix });
-  return answer.result;
-}
 
 /** The tree as rows: the path below the prefix (as the store nests it) and the value; '' is the prefix's own value. */
 function flatten(tree: ConfigTree, base = ''): { path: string; value: string }[] {
@@ -173,7 +167,7 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
     setSubmitted(true);
     if (problem || valueProblem) return;
     await send(async () => {
-      await managerSend('POST', '/config/set', { key, value });
+      await writeConfig(key, value);
       notify(`${key} is set.`);
     });
   }
@@ -244,7 +238,7 @@ function DeleteCard({ notify }: { notify: (message: string) => void }) {
         danger
         confirmDisabled={!confirm || confirm.keys.length === 0}
         onConfirm={async () => {
-          await managerSend('POST', '/config/delete', { key: confirm!.key, prefix: confirm!.prefix });
+          await deleteConfig(confirm!.key, confirm!.prefix);
           notify(confirm!.keys.length > 1 ? `${confirm!.keys.length} keys are deleted.` : `${confirm!.key} is deleted.`);
         }}
         onClose={() => setConfirm(null)}

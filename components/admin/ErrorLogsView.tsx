@@ -4,7 +4,6 @@
  * time, each with its details on demand and a button to clear it once handled.
  */
 import { Fragment, useState } from 'react';
-import { mutate } from 'swr';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
@@ -19,49 +18,18 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
-import { managerSend, useManager } from '@/components/api/useManager';
+import { clearErrorLog, useEmails, useErrorLogs, type ErrorLog } from './useErrorLogs';
 import { ExpandMoreIcon } from '@/components/frame/icons';
 import { formatDateTime } from './format';
-import { filterString, useGraphql } from '@/components/api/graphql';
 import { EmptyState, ProblemAlert, VisuallyHidden } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { ActionsHeaderCell, ListCardContent, TablePager } from '@/components/ui/tableParts';
 
-interface ErrorLog {
-  log_id: string;
-  created_at: number;
-  severity: string;
-  source: string;
-  user: string | null;
-  is_read: boolean;
-  message: string;
-  context_lang: string;
-  context_env: unknown;
-  request_url: string | null;
-  request_status: number | null;
-  traceback: string | null;
-  is_cleared?: boolean;
-}
 
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const SEVERITY_COLORS: Record<string, 'error' | 'warning' | 'info' | 'default'> = { critical: 'error', error: 'error', warning: 'warning', info: 'info', debug: 'default' };
 
-function logsPath(page: number, pageSize: number): string {
-  return `/logs/error?${new URLSearchParams({ page_size: String(pageSize), page_no: String(page + 1) })}`;
-}
-
-/** Emails for the user ids on the page (one GraphQL query). */
-function useEmails(ids: string[]) {
-  const unique = [...new Set(ids)].sort();
-  const filter = unique.length ? `uuid in [${unique.map(filterString).join(', ')}]` : null;
-  const { data } = useGraphql<{ user_list: { items: { uuid: string; email: string }[] } }>(
-    filter ? 'query($filter: String) { user_list(limit: 100, offset: 0, filter: $filter) { items { uuid email } } }' : null,
-    { filter },
-    { revalidateOnFocus: false },
-  );
-  return new Map((data?.user_list.items ?? []).map((u) => [u.uuid, u.email]));
-}
 
 function Detail({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -157,8 +125,7 @@ function LogRow({ log, email, onClear }: { log: ErrorLog; email: string | undefi
 export function ErrorLogsView() {
   const [page, setPage] = useState(0);
   const [pageSize, setPageSize] = useState(20);
-  const path = logsPath(page, pageSize);
-  const { data, error } = useManager<{ logs: ErrorLog[]; count: number }>(path, { keepPreviousData: true, refreshInterval: 30_000 });
+  const { data, error, mutate } = useErrorLogs(page, pageSize);
   const emails = useEmails((data?.logs ?? []).flatMap((l) => (l.user ? [l.user] : [])));
   const [clearError, setClearError] = useState<unknown>(null);
   const [toast, notify] = useToast();
@@ -166,8 +133,8 @@ export function ErrorLogsView() {
   async function clear(log: ErrorLog) {
     setClearError(null);
     try {
-      await managerSend('POST', `/logs/error/${encodeURIComponent(log.log_id)}/clear`);
-      await mutate(path);
+      await clearErrorLog(log.log_id);
+      await mutate();
       notify('The log is cleared.');
     } catch (err) {
       setClearError(err);

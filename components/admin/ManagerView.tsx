@@ -4,7 +4,6 @@
  * happens (and what `force_kill` adds), and the announcement shown across the top of every user's dashboard.
  */
 import { useEffect, useState } from 'react';
-import { mutate } from 'swr';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
@@ -15,7 +14,7 @@ import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { managerSend, useManager } from '@/components/api/useManager';
+import { saveAnnouncement, setManagerStatus, useManagerStatus } from './useManagerStatus';
 import { useAnnouncement } from '@/components/frame/useAnnouncement';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { Loading, ProblemAlert } from '@/components/ui/feedback';
@@ -24,25 +23,6 @@ import { SectionCard } from '@/components/ui/SectionCard';
 import { useToast } from '@/components/ui/useToast';
 import { useSending } from '@/components/ui/useSending';
 
-interface ManagerNode {
-  id: string;
-  num_proc: number;
-  service_addr: string;
-  heartbeat_timeout: number;
-  active_sessions: number;
-  status: string;
-  version: string;
-  api_version: [number, string];
-}
-
-interface ManagerStatus {
-  nodes: ManagerNode[];
-  status: 'running' | 'frozen';
-  active_sessions: number;
-}
-
-const STATUS_PATH = '/manager/status';
-const ANNOUNCEMENT_PATH = '/manager/announcement';
 const MAX_ANNOUNCEMENT = 64 * 1024;
 
 function Fact({ label, value, testId }: { label: string; value: string | number; testId?: string }) {
@@ -59,7 +39,7 @@ function Fact({ label, value, testId }: { label: string; value: string | number;
 }
 
 function StatusCard({ notify }: { notify: (message: string) => void }) {
-  const { data, error } = useManager<ManagerStatus>(STATUS_PATH, { refreshInterval: 10_000 });
+  const { data, error } = useManagerStatus();
   const [freezing, setFreezing] = useState(false);
   const [unfreezing, setUnfreezing] = useState(false);
   const [forceKill, setForceKill] = useState(false);
@@ -67,8 +47,7 @@ function StatusCard({ notify }: { notify: (message: string) => void }) {
   const node = data?.nodes[0];
 
   async function setStatus(status: 'running' | 'frozen', force: boolean) {
-    await managerSend('PUT', STATUS_PATH, { status, force_kill: force });
-    await mutate(STATUS_PATH);
+    await setManagerStatus(status, force);
     notify(status === 'frozen' ? 'The manager is frozen.' : 'The manager is running again.');
   }
 
@@ -176,8 +155,7 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
   async function save() {
     if (emptyWhileEnabled || tooLong) return;
     await send(async () => {
-      await managerSend('POST', ANNOUNCEMENT_PATH, { enabled, message });
-      await mutate(ANNOUNCEMENT_PATH);
+      await saveAnnouncement({ enabled, message });
       notify(enabled ? 'The announcement is shown to everyone.' : 'The announcement is hidden.');
     });
   }

@@ -7,39 +7,25 @@
 import { useState } from 'react';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import MenuItem from '@mui/material/MenuItem';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
-import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
-import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon } from '@/components/frame/icons';
 import { formatBytes, formatSlot, orderSlots, slotLabel, unitOf, type SlotUnits } from './format';
-import { graphqlMutation, parseJsonField, revalidateGraphql, useGraphql } from '@/components/api/graphql';
+import { parseJsonField } from '@/components/api/graphql';
+import { createPreset, deletePreset, modifyPreset, usePresets, type Preset } from './usePresets';
+import { useScalingGroupNames } from './useScalingGroups';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
-import { ActionsHeaderCell, ListCardContent, RowAction } from '@/components/ui/tableParts';
+import { RowAction } from '@/components/ui/tableParts';
+import { actionsColumn, DataTable, type Column } from '@/components/ui/DataTable';
 
-interface Preset {
-  id: string;
-  name: string;
-  resource_slots: string;
-  shared_memory: number | null;
-  scaling_group_name: string | null;
-}
-
-const PRESETS_QUERY = '{ resource_presets { id name resource_slots shared_memory scaling_group_name } }';
-const SCALING_GROUP_NAMES_QUERY = '{ scaling_groups { name } }';
 const BINARY_SIZE = /^\d+(\.\d+)?\s*([kmgtpe](i?b)?)?$/i;
 
 /** A byte slot's stored value (bytes) as the text a person edits: "4g" rather than 4294967296. */
@@ -67,7 +53,7 @@ function PresetDialog({
   onClose: () => void;
   onSaved: (name: string) => void;
 }) {
-  const scalingGroups = useGraphql<{ scaling_groups: { name: string }[] | null }>(open ? SCALING_GROUP_NAMES_QUERY : null, undefined, { revalidateOnFocus: false });
+  const scalingGroups = useScalingGroupNames(open);
   const slotNames = orderSlots(Object.keys(units));
   const [name, setName] = useState('');
   const [amounts, setAmounts] = useState<Record<string, string>>({});
@@ -116,20 +102,8 @@ function PresetDialog({
       shared_memory: sharedMemory.trim() || null,
       scaling_group_name: scalingGroup || null,
     };
-    if (editing) {
-      await graphqlMutation(
-        'modify_resource_preset',
-        'mutation($id: UUID!, $props: ModifyResourcePresetInput!) { modify_resource_preset(id: $id, props: $props) { ok msg } }',
-        { id: editing.id, props: { ...props, name: name.trim() } },
-      );
-    } else {
-      await graphqlMutation(
-        'create_resource_preset',
-        'mutation($name: String!, $props: CreateResourcePresetInput!) { create_resource_preset(name: $name, props: $props) { ok msg } }',
-        { name: name.trim(), props },
-      );
-    }
-    await revalidateGraphql('resource_presets');
+    if (editing) await modifyPreset(editing.id, { ...props, name: name.trim() });
+    else await createPreset(name.trim(), props);
     onSaved(name.trim());
   }
 
@@ -187,7 +161,7 @@ function PresetDialog({
 export function PresetsView() {
   const me = useCurrentUser();
   const superadmin = me.role === 'superadmin';
-  const { data, error } = useGraphql<{ resource_presets: Preset[] | null }>(PRESETS_QUERY);
+  const { data, error } = usePresets();
   const units = useSlotUnits();
   const [dialog, setDialog] = useState<{ editing: Preset | null } | null>(null);
   const [deleting, setDeleting] = useState<Preset | null>(null);
@@ -195,6 +169,32 @@ export function PresetsView() {
   const presets = data?.resource_presets ?? null;
 
   const slots = orderSlots([...Object.keys(units.data ?? {}), ...(presets ?? []).flatMap((p) => Object.keys(parseJsonField<Record<string, string>>(p.resource_slots, {})))]);
+
+  const amountsOf = (preset: Preset) => parseJsonField<Record<string, string>>(preset.resource_slots, {});
+  const columns: Column<Preset>[] = [
+    { key: 'name', label: 'Name', cellSx: { fontWeight: 500 }, sortValue: (p) => p.name, render: (p) => p.name },
+    ...slots.map(
+      (slot): Column<Preset> => ({
+        key: `slot-${slot}`,
+        label: slotLabel(slot),
+        align: 'right',
+        cellSx: { whiteSpace: 'nowrap' },
+        render: (p) => (amountsOf(p)[slot] === undefined ? '—' : formatSlot(slot, amountsOf(p)[slot], units.data)),
+      }),
+    ),
+    { key: 'shared_memory', label: 'Shared memory', align: 'right', cellSx: { whiteSpace: 'nowrap' }, render: (p) => (p.shared_memory ? formatBytes(p.shared_memory) : '—') },
+    { key: 'scaling_group', label: 'Scaling group', render: (p) => p.scaling_group_name ?? <Chip size="small" variant="outlined" label="All" /> },
+    ...(superadmin
+      ? [
+          actionsColumn<Preset>((p) => (
+            <>
+              <RowAction title="Edit" label={`Edit ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setDialog({ editing: p })} />
+              <RowAction title="Delete" label={`Delete ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting(p)} />
+            </>
+          )),
+        ]
+      : []),
+  ];
 
   return (
     <>
@@ -209,75 +209,29 @@ export function PresetsView() {
           )
         }
       />
-      <Card variant="outlined">
-        <ListCardContent
-          error={error || units.error}
-          data={presets && units.data ? presets : undefined}
-          loadingRows={3}
-          isEmpty={(p) => p.length === 0}
-          empty={
-            <EmptyState
-              title="No resource presets"
-              action={
-                superadmin && (
-                  <Button variant="outlined" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })}>
-                    Create a preset
-                  </Button>
-                )
-              }
-            >
-              Without presets, users give CPU and memory by hand when they start a session.
-            </EmptyState>
-          }
-        >
-          {(presets) => (
-            <TableContainer>
-              <Table size="small" aria-label="Resource presets" data-testid="presets-table">
-                <TableHead>
-                  <TableRow>
-                    <TableCell>Name</TableCell>
-                    {slots.map((slot) => (
-                      <TableCell key={slot} align="right">
-                        {slotLabel(slot)}
-                      </TableCell>
-                    ))}
-                    <TableCell align="right">Shared memory</TableCell>
-                    <TableCell>Scaling group</TableCell>
-                    {superadmin && (
-                      <ActionsHeaderCell />
-                    )}
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {presets.map((preset) => {
-                    const amounts = parseJsonField<Record<string, string>>(preset.resource_slots, {});
-                    return (
-                      <TableRow key={preset.id} hover>
-                        <TableCell sx={{ fontWeight: 500 }}>{preset.name}</TableCell>
-                        {slots.map((slot) => (
-                          <TableCell key={slot} align="right" sx={{ whiteSpace: 'nowrap' }}>
-                            {amounts[slot] === undefined ? '—' : formatSlot(slot, amounts[slot], units.data)}
-                          </TableCell>
-                        ))}
-                        <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                          {preset.shared_memory ? formatBytes(preset.shared_memory) : '—'}
-                        </TableCell>
-                        <TableCell>{preset.scaling_group_name ?? <Chip size="small" variant="outlined" label="All" />}</TableCell>
-                        {superadmin && (
-                          <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                            <RowAction title="Edit" label={`Edit ${preset.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setDialog({ editing: preset })} />
-                            <RowAction title="Delete" label={`Delete ${preset.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting(preset)} />
-                          </TableCell>
-                        )}
-                      </TableRow>
-                    );
-                  })}
-                </TableBody>
-              </Table>
-            </TableContainer>
-          )}
-        </ListCardContent>
-      </Card>
+      <DataTable
+        label="Resource presets"
+        testId="presets-table"
+        columns={columns}
+        rowKey={(p) => p.id}
+        rows={presets && units.data ? presets : undefined}
+        loadingRows={3}
+        error={error || units.error}
+        empty={
+          <EmptyState
+            title="No resource presets"
+            action={
+              superadmin && (
+                <Button variant="outlined" startIcon={<AddIcon />} onClick={() => setDialog({ editing: null })}>
+                  Create a preset
+                </Button>
+              )
+            }
+          >
+            Without presets, users give CPU and memory by hand when they start a session.
+          </EmptyState>
+        }
+      />
       {superadmin && units.data && (
         <PresetDialog
           open={dialog !== null}
@@ -296,8 +250,7 @@ export function PresetsView() {
         confirmLabel="Delete"
         danger
         onConfirm={async () => {
-          await graphqlMutation('delete_resource_preset', 'mutation($id: UUID!) { delete_resource_preset(id: $id) { ok msg } }', { id: deleting!.id });
-          await revalidateGraphql('resource_presets');
+          await deletePreset(deleting!.id);
           notify(`Preset ${deleting!.name} is deleted.`);
         }}
         onClose={() => setDeleting(null)}

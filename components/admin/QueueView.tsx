@@ -13,40 +13,16 @@ import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
-import { useGraphql } from '@/components/api/graphql';
+import { useQueues } from './useQueues';
 import { formatDateTime } from './format';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
-
-interface Entry {
-  position: number;
-  session_name: string;
-  user_email: string | null;
-  access_key: string;
-  priority: number;
-  created_at: string;
-  status_info: string;
-}
-
-interface Queue {
-  scaling_group: string;
-  scheduler: string;
-  entries: Entry[];
-  not_ready: number;
-  per_user: { access_key: string; user_email: string | null; in_line: number; not_ready: number }[];
-  head_needs: string | null;
-  largest_free: string;
-}
-
-const QUERY = `{ scheduling_queues(limit: 100) { scaling_group scheduler not_ready head_needs largest_free
-  entries { position session_name user_email access_key priority created_at status_info }
-  per_user { access_key user_email in_line not_ready } } }`;
 
 const slots = (text: string | null) =>
   text ? Object.entries(JSON.parse(text) as Record<string, string>).map(([k, v]) => `${k} ${v}`).join(', ') || '—' : '—';
 
 export function QueueView() {
-  const { data, error } = useGraphql<{ scheduling_queues: Queue[] }>(QUERY, undefined, { refreshInterval: 5000 });
+  const { data, error } = useQueues();
   return (
     <>
       <PageHeader title="Queue" description="Pending sessions of each scaling group, next first, with why they wait." />

@@ -1,9 +1,9 @@
 'use client';
 /** Create a folder: its name, what it is for, the owner's permission on it, and whether others may clone it. */
+import { NameField } from '@/components/ui/NameField';
 import { useState } from 'react';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import Switch from '@mui/material/Switch';
-import TextField from '@mui/material/TextField';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { PermissionSelect, UsageSelect } from './FolderFields';
 import { createFolder, folderNameProblem, type Permission, type UsageMode } from './useFolders';
@@ -30,16 +30,7 @@ export function CreateFolderDialog({ open, onClose, onCreated }: { open: boolean
       onSubmit={async () => onCreated(await createFolder({ name, usage_mode: usage, permission, cloneable }))}
       onClose={onClose}
     >
-      <TextField
-        label="Name"
-        value={name}
-        onChange={(e) => setName(e.target.value.trim())}
-        autoFocus
-        required
-        error={Boolean(nameProblem)}
-        helperText={nameProblem ?? 'Mounted into sessions under /home/work/<name>.'}
-        slotProps={{ htmlInput: { 'data-testid': 'folder-name-input', autoComplete: 'off' } }}
-      />
+      <NameField value={name} onChange={setName} problem={nameProblem} hint="Mounted into sessions under /home/work/<name>." testId="folder-name-input" />
       <UsageSelect value={usage} onChange={setUsage} />
       <PermissionSelect value={permission} onChange={setPermission} />
       <FormControlLabel control={<Switch checked={cloneable} onChange={(e) => setCloneable(e.target.checked)} />} label="Others with access may clone it" />

@@ -12,14 +12,11 @@ import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
-import { EmptyState, ProblemAlert, useDelayed } from '@/components/ui/feedback';
+import { EmptyState } from '@/components/ui/feedback';
+import { RowsTable } from '@/components/ui/RowsTable';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { AddIcon, DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
@@ -29,7 +26,7 @@ import { CreateFolderDialog } from './CreateFolderDialog';
 import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
 import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
-import { ActionsHeaderCell, RowAction, SkeletonRows } from '@/components/ui/tableParts';
+import { ActionsHeaderCell, RowAction } from '@/components/ui/tableParts';
 
 function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
   // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left
@@ -81,7 +78,6 @@ function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: numb
 export function FolderList() {
   const router = useRouter();
   const { data, error, isLoading, mutate } = useFolders();
-  const showSkeleton = useDelayed(isLoading && !data);
   const now = useNow();
   const [creating, setCreating] = useState(false);
   const [action, setAction] = useState<FolderAction>(null);
@@ -99,39 +95,35 @@ export function FolderList() {
       <Stack spacing={3}>
       <Invitations onAccepted={() => void mutate()} />
       <SentInvitations />
-      {error && !data && <ProblemAlert error={error} />}
-      {data && folders.length === 0 ? (
-        <Card variant="outlined">
-          <EmptyState title="No folders yet" icon={<FolderIcon color="action" sx={{ fontSize: 48 }} />} action={newFolder}>
-            A folder keeps your data, code and models between sessions. Create one, upload files into it, and mount it when you start a session.
-          </EmptyState>
-        </Card>
-      ) : (
-        (data || showSkeleton) && (
-          <TableContainer component={Card} variant="outlined">
-            <Table aria-label="Folders">
-              <TableHead>
-                <TableRow>
-                  <TableCell>Name</TableCell>
-                  <TableCell>Owner</TableCell>
-                  <TableCell>Permission</TableCell>
-                  <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Usage</TableCell>
-                  <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
-                    Size
-                  </TableCell>
-                  <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
-                  <ActionsHeaderCell />
-                </TableRow>
-              </TableHead>
-              <TableBody>
-                {data
-                  ? folders.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)
-                  : <SkeletonRows colSpan={7} />}
-              </TableBody>
-            </Table>
-          </TableContainer>
-        )
-      )}
+      <RowsTable
+        label="Folders"
+        rows={data ? folders : undefined}
+        error={error}
+        isLoading={isLoading}
+        colSpan={7}
+        empty={
+          <Card variant="outlined">
+            <EmptyState title="No folders yet" icon={<FolderIcon color="action" sx={{ fontSize: 48 }} />} action={newFolder}>
+              A folder keeps your data, code and models between sessions. Create one, upload files into it, and mount it when you start a session.
+            </EmptyState>
+          </Card>
+        }
+        head={
+          <>
+            <TableCell>Name</TableCell>
+            <TableCell>Owner</TableCell>
+            <TableCell>Permission</TableCell>
+            <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Usage</TableCell>
+            <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
+              Size
+            </TableCell>
+            <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
+            <ActionsHeaderCell />
+          </>
+        }
+      >
+        {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
+      </RowsTable>
       <CreateFolderDialog
         open={creating}
         onClose={() => setCreating(false)}

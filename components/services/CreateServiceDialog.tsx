@@ -4,6 +4,7 @@
  * /home/work/model), the image, how many replicas, whether callers need a token, and an optional startup command
  * for a folder without a model definition.
  */
+import { NameField } from '@/components/ui/NameField';
 import { useState } from 'react';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import MenuItem from '@mui/material/MenuItem';
@@ -47,16 +48,7 @@ export function CreateServiceDialog({ open, onClose, onCreated }: { open: boolea
       onSubmit={async () => onCreated(await createService({ name, model, image, replicas: count, openToPublic, startupCommand }))}
       onClose={onClose}
     >
-      <TextField
-        label="Name"
-        value={name}
-        onChange={(e) => setName(e.target.value.trim())}
-        autoFocus
-        required
-        error={Boolean(nameProblem)}
-        helperText={nameProblem ?? 'Unique among your services.'}
-        slotProps={{ htmlInput: { 'data-testid': 'service-name-input', autoComplete: 'off' } }}
-      />
+      <NameField value={name} onChange={setName} problem={nameProblem} hint="Unique among your services." testId="service-name-input" />
       <TextField
         select
         label="Model folder"

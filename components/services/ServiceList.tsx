@@ -12,15 +12,11 @@ import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
-import { EmptyState, ProblemAlert, useDelayed } from '@/components/ui/feedback';
+import { EmptyState } from '@/components/ui/feedback';
+import { RowsTable } from '@/components/ui/RowsTable';
 import { PageHeader } from '@/components/ui/PageHeader';
-import { SkeletonRows } from '@/components/ui/tableParts';
 import { AddIcon, ServicesIcon } from '@/components/frame/icons';
 import { AccessChip, EndpointUrl } from './common';
 import { CreateServiceDialog } from './CreateServiceDialog';
@@ -54,7 +50,6 @@ function ServiceRow({ service }: { service: ServiceSummary }) {
 export function ServiceList() {
   const router = useRouter();
   const { data, error, isLoading, mutate } = useServices();
-  const showSkeleton = useDelayed(isLoading && !data);
   const [creating, setCreating] = useState(false);
   const services = [...(data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   const newService = (
@@ -67,31 +62,31 @@ export function ServiceList() {
     <Box>
       <PageHeader title="Model services" description="Serve a model from a model folder at one URL, balanced across the sessions that run it." actions={newService} />
       <Stack spacing={3}>
-        {error && !data && <ProblemAlert error={error} />}
-        {data && services.length === 0 ? (
-          <Card variant="outlined">
-            <EmptyState title="No model services yet" icon={<ServicesIcon color="action" sx={{ fontSize: 48 }} />} action={newService}>
-              Put a model and its model-definition.yaml in a folder with usage “Model”, then create a service from it: Berth starts the server in
-              inference sessions and publishes it at one URL.
-            </EmptyState>
-          </Card>
-        ) : (
-          (data || showSkeleton) && (
-            <TableContainer component={Card} variant="outlined">
-              <Table aria-label="Model services">
-                <TableHead>
-                  <TableRow>
-                    <TableCell>Name</TableCell>
-                    <TableCell>Routes</TableCell>
-                    <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Endpoint</TableCell>
-                    <TableCell>Access</TableCell>
-                  </TableRow>
-                </TableHead>
-                <TableBody>{data ? services.map((s) => <ServiceRow key={s.id} service={s} />) : <SkeletonRows colSpan={4} />}</TableBody>
-              </Table>
-            </TableContainer>
-          )
-        )}
+        <RowsTable
+          label="Model services"
+          rows={data ? services : undefined}
+          error={error}
+          isLoading={isLoading}
+          colSpan={4}
+          empty={
+            <Card variant="outlined">
+              <EmptyState title="No model services yet" icon={<ServicesIcon color="action" sx={{ fontSize: 48 }} />} action={newService}>
+                Put a model and its model-definition.yaml in a folder with usage “Model”, then create a service from it: Berth starts the server in
+                inference sessions and publishes it at one URL.
+              </EmptyState>
+            </Card>
+          }
+          head={
+            <>
+              <TableCell>Name</TableCell>
+              <TableCell>Routes</TableCell>
+              <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Endpoint</TableCell>
+              <TableCell>Access</TableCell>
+            </>
+          }
+        >
+          {(rows) => rows.map((s) => <ServiceRow key={s.id} service={s} />)}
+        </RowsTable>
         <CreateServiceDialog
           open={creating}
           onClose={() => setCreating(false)}

@@ -14,10 +14,10 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import type { ManagerError } from '@/components/api/problem';
-import { managerSend } from '@/components/api/useManager';
+import { executeCode, interruptCode, type ExecutionRequest } from './useSessions';
 import { PlayIcon, StopIcon } from '@/components/frame/icons';
 import { ProblemAlert } from './common';
-import type { ConsoleItem, ExecutionResult } from './model';
+import type { ConsoleItem } from './model';
 
 interface Run {
   id: number;
@@ -62,7 +62,6 @@ export function CodeConsole({ sessionId }: { sessionId: string }) {
   const [waiting, setWaiting] = useState<{ runId: string; isPassword: boolean } | null>(null);
   const nextId = useRef(1);
   const busy = runs.some((r) => r.status === 'running' || r.status === 'waiting-input');
-  const path = `/session/${encodeURIComponent(sessionId)}`;
 
   function update(id: number, change: (run: Run) => Run): void {
     setRuns((all) => all.map((r) => (r.id === id ? change(r) : r)));
@@ -70,10 +69,10 @@ export function CodeConsole({ sessionId }: { sessionId: string }) {
 
   /** Sends one request of a run and follows it until it finishes or waits for input. */
   async function follow(id: number, first: { mode: 'query' | 'input'; runId: string | null; code: string }): Promise<void> {
-    let request: { mode: string; runId: string | null; code: string } = first;
+    let request: ExecutionRequest = first;
     try {
       for (;;) {
-        const { result } = await managerSend<{ result: ExecutionResult }>('POST', path, request);
+        const result = await executeCode(sessionId, request);
         update(id, (r) => ({ ...r, items: [...r.items, ...result.console] }));
         if (result.status === 'continued' || result.status === 'build-finished' || result.status === 'clean-finished') {
           request = { mode: 'continue', runId: result.runId, code: '' };
@@ -111,7 +110,7 @@ export function CodeConsole({ sessionId }: { sessionId: string }) {
   }
 
   function interrupt(): void {
-    void managerSend('POST', `${path}/interrupt`).catch(() => undefined);
+    void interruptCode(sessionId);
   }
 
   function onKeyDown(event: KeyboardEvent): void {

@@ -3,6 +3,7 @@
  * The sessions page: running or finished sessions with live status, searched by name, sorted and paged by the
  * manager (so a thousand sessions load one page), and the way to start one.
  */
+import { SearchField } from '@/components/ui/SearchField';
 import { useState, type ReactNode } from 'react';
 import NextLink from 'next/link';
 import Button from '@mui/material/Button';
@@ -10,23 +11,19 @@ import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TableSortLabel from '@mui/material/TableSortLabel';
-import TextField from '@mui/material/TextField';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { AddIcon, TerminalIcon } from '@/components/frame/icons';
-import { ProblemAlert, StatusChip, useDelayed, useNow } from './common';
+import { StatusChip, useNow } from './common';
 import { formatSlots, parseSlots, queueWords, relativeTime, type SessionSummary } from './model';
 import { useSessionList, type SessionFilter } from './useSessions';
-import { SkeletonRows, TablePager } from '@/components/ui/tableParts';
+import { TablePager } from '@/components/ui/tableParts';
+import { RowsTable } from '@/components/ui/RowsTable';
 
 function EmptyState({ filter, search }: { filter: SessionFilter; search: string }) {
   if (search.trim())
@@ -129,7 +126,6 @@ export function SessionList() {
   const field = sort.key === 'when' ? (filter === 'running' ? 'created_at' : 'terminated_at') : sort.key;
   const order = `${sort.desc ? '-' : '+'}${field}`;
   const { data, error, isLoading } = useSessionList({ filter, search, page, pageSize, order });
-  const showSkeleton = useDelayed(isLoading && !data);
   const now = useNow();
   const items = data?.items ?? [];
   const onSort = (key: SortKey) => {
@@ -144,15 +140,7 @@ export function SessionList() {
           Sessions
         </Typography>
         <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
-          <TextField
-            size="small"
-            label="Search by name"
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setPage(0);
-            }}
-          />
+          <SearchField value={search} onChange={setSearch} onPage={setPage} />
           <ToggleButtonGroup
             size="small"
             exclusive
@@ -173,40 +161,40 @@ export function SessionList() {
         </Stack>
       </Stack>
 
-      {error && !data && <ProblemAlert error={error} />}
-
-      {data && items.length === 0 && data.total_count === 0 ? (
-        <EmptyState filter={filter} search={search} />
-      ) : (
-        (data || showSkeleton) && (
-          <TableContainer component={Card} variant="outlined">
-            <Table size="medium" aria-label={filter === 'running' ? 'Running sessions' : 'Finished sessions'}>
-              <TableHead>
-                <TableRow>
-                  <SortHeader field="name" sort={sort} onSort={onSort}>
-                    Name
-                  </SortHeader>
-                  <SortHeader field="status" sort={sort} onSort={onSort}>
-                    Status
-                  </SortHeader>
-                  <SortHeader field="image" sort={sort} onSort={onSort} sx={{ display: { xs: 'none', md: 'table-cell' } }}>
-                    Image
-                  </SortHeader>
-                  <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>Resources</TableCell>
-                  <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>Type</TableCell>
-                  <SortHeader field="when" sort={sort} onSort={onSort}>
-                    {filter === 'running' ? 'Started' : 'Ended'}
-                  </SortHeader>
-                </TableRow>
-              </TableHead>
-              <TableBody>{data ? items.map((s) => <SessionRow key={s.id} session={s} now={now} />) : <SkeletonRows colSpan={6} />}</TableBody>
-            </Table>
-            {data && data.total_count > PAGE_SIZES[0] && (
-              <TablePager count={data.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={PAGE_SIZES} />
-            )}
-          </TableContainer>
-        )
-      )}
+      <RowsTable
+        label={filter === 'running' ? 'Running sessions' : 'Finished sessions'}
+        size="medium"
+        rows={data ? items : undefined}
+        error={error}
+        isLoading={isLoading}
+        isEmpty={items.length === 0 && data?.total_count === 0}
+        empty={<EmptyState filter={filter} search={search} />}
+        colSpan={6}
+        head={
+          <>
+            <SortHeader field="name" sort={sort} onSort={onSort}>
+              Name
+            </SortHeader>
+            <SortHeader field="status" sort={sort} onSort={onSort}>
+              Status
+            </SortHeader>
+            <SortHeader field="image" sort={sort} onSort={onSort} sx={{ display: { xs: 'none', md: 'table-cell' } }}>
+              Image
+            </SortHeader>
+            <TableCell sx={{ display: { xs: 'none', sm: 'table-cell' } }}>Resources</TableCell>
+            <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>Type</TableCell>
+            <SortHeader field="when" sort={sort} onSort={onSort}>
+              {filter === 'running' ? 'Started' : 'Ended'}
+            </SortHeader>
+          </>
+        }
+        footer={
+          data &&
+          data.total_count > PAGE_SIZES[0] && <TablePager count={data.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={PAGE_SIZES} />
+        }
+      >
+        {(rows) => rows.map((s) => <SessionRow key={s.id} session={s} now={now} />)}
+      </RowsTable>
     </Stack>
   );
 }

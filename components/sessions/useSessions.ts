@@ -9,7 +9,7 @@ import useSWR, { useSWRConfig } from 'swr';
 import { ManagerError, problemFrom } from '@/components/api/problem';
 import { managerFetch, managerSend, RELAY_PREFIX, useManager } from '@/components/api/useManager';
 import { graphql, nameFilter } from '@/components/api/graphql';
-import { FINISHED_STATUSES, LIVE_STATUSES, USABLE_STATUSES, type FileListing, type ServicePort, type SessionInfo, type SessionSummary } from './model';
+import { FINISHED_STATUSES, LIVE_STATUSES, USABLE_STATUSES, type ExecutionResult, type FileListing, type ServicePort, type SessionInfo, type SessionSummary } from './model';
 import { useSessionEvents, type SessionEvent } from './sessionEvents';
 
 export type SessionFilter = 'running' | 'finished';
@@ -117,6 +117,23 @@ export function restartSession(id: string): Promise<unknown> {
 
 export function renameSession(id: string, name: string): Promise<unknown> {
   return managerSend('POST', `${sessionPath(id)}/rename`, { name });
+}
+
+/** One step of running code in the session's kernel: a new query, input it waits for, or continuing a run. */
+export interface ExecutionRequest {
+  mode: 'query' | 'input' | 'continue';
+  runId: string | null;
+  code: string;
+}
+
+export async function executeCode(id: string, request: ExecutionRequest): Promise<ExecutionResult> {
+  const { result } = await managerSend<{ result: ExecutionResult }>('POST', sessionPath(id), request);
+  return result;
+}
+
+/** Interrupts the code running in the session's kernel; best effort (a run that already ended has nothing to stop). */
+export function interruptCode(id: string): Promise<unknown> {
+  return managerSend('POST', `${sessionPath(id)}/interrupt`).catch(() => undefined);
 }
 
 /**

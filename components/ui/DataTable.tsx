@@ -6,6 +6,7 @@
  * controlled by the caller, who asks the server for them).
  */
 import { useMemo, useState, type ReactNode } from 'react';
+import type { SxProps, Theme } from '@mui/material/styles';
 import Card from '@mui/material/Card';
 import Checkbox from '@mui/material/Checkbox';
 import Table from '@mui/material/Table';
@@ -16,6 +17,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TableSortLabel from '@mui/material/TableSortLabel';
 import { sortRows, type SortState } from './sortRows';
+import { VisuallyHidden } from './feedback';
 import { ListCardContent, TablePager } from './tableParts';
 
 export type { SortState };
@@ -29,8 +31,25 @@ export interface Column<T> {
   /** Sortable on the server (with `total`): the header toggles `sort` without a `sortValue`. */
   serverSortable?: boolean;
   align?: 'left' | 'right';
-  /** Hidden on narrow screens. */
+  /** Hidden on narrow screens (below md). */
   wide?: boolean;
+  /** Hidden below this breakpoint (a column less needed than `wide` ones hides on wider screens too). */
+  hideBelow?: 'sm' | 'md' | 'lg' | 'xl';
+  /** Extra style of the column's body cells (monospace, no wrapping). */
+  cellSx?: SxProps<Theme>;
+  /** Extra style of the column's header cell (a width). */
+  headSx?: SxProps<Theme>;
+}
+
+/** Both styles, for one `sx`. */
+function joinSx(a: SxProps<Theme> | undefined, b: SxProps<Theme> | undefined): SxProps<Theme> {
+  return [...(Array.isArray(a) ? a : [a ?? {}]), ...(Array.isArray(b) ? b : [b ?? {}])] as SxProps<Theme>;
+}
+
+/** The style that hides a column below its breakpoint, or undefined for a column always shown. */
+function hiddenSx(column: { wide?: boolean; hideBelow?: string }): SxProps<Theme> | undefined {
+  const below = column.hideBelow ?? (column.wide ? 'md' : undefined);
+  return below ? { display: { xs: 'none', [below]: 'table-cell' } } : undefined;
 }
 
 export interface DataTableProps<T> {
@@ -57,10 +76,14 @@ export interface DataTableProps<T> {
   onSelect?: (keys: string[]) => void;
   /** Content above the table inside the card (filters, bulk actions). */
   toolbar?: ReactNode;
+  /** The test id of each body row; "data-row" when left out. */
+  rowTestId?: string;
+  /** Placeholder rows while the rows load. */
+  loadingRows?: number;
 }
 
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { label, testId, columns, rowKey, rowName = rowKey, rows, error, empty, total, pageSizes = [10, 25, 50, 100], selected, onSelect, toolbar } = props;
+  const { label, testId, columns, rowKey, rowName = rowKey, rows, error, empty, total, pageSizes = [10, 25, 50, 100], selected, onSelect, toolbar, rowTestId = 'data-row', loadingRows = 4 } = props;
   const server = total !== undefined;
   const [ownSort, setOwnSort] = useState<SortState | null>(null);
   const [ownPage, setOwnPage] = useState(0);
@@ -86,12 +109,11 @@ export function DataTable<T>(props: DataTableProps<T>) {
 
   const keys = shown?.map(rowKey) ?? [];
   const allSelected = selected !== undefined && keys.length > 0 && keys.every((k) => selected.includes(k));
-  const wideSx = { display: { xs: 'none', md: 'table-cell' } };
 
   return (
     <Card variant="outlined" data-testid={testId}>
       {toolbar}
-      <ListCardContent error={error} data={shown} loadingRows={4} isEmpty={(r) => r.length === 0 && count === 0} empty={empty}>
+      <ListCardContent error={error} data={shown} loadingRows={loadingRows} isEmpty={(r) => r.length === 0 && count === 0} empty={empty}>
         {(pageRows) => (
           <>
             <TableContainer>
@@ -109,7 +131,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                       </TableCell>
                     )}
                     {columns.map((c) => (
-                      <TableCell key={c.key} align={c.align} sx={c.wide ? wideSx : undefined} sortDirection={sort?.key === c.key ? sort.direction : false}>
+                      <TableCell key={c.key} align={c.align} sx={joinSx(hiddenSx(c), c.headSx)} sortDirection={sort?.key === c.key ? sort.direction : false}>
                         {c.sortValue || c.serverSortable ? (
                           <TableSortLabel active={sort?.key === c.key} direction={sort?.key === c.key ? sort.direction : 'asc'} onClick={() => toggleSort(c.key)}>
                             {c.label}
@@ -125,7 +147,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                   {pageRows.map((row) => {
                     const key = rowKey(row);
                     return (
-                      <TableRow key={key} hover data-testid="data-row">
+                      <TableRow key={key} hover data-testid={rowTestId}>
                         {onSelect && (
                           <TableCell padding="checkbox">
                             <Checkbox
@@ -136,7 +158,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
                           </TableCell>
                         )}
                         {columns.map((c) => (
-                          <TableCell key={c.key} align={c.align} sx={c.wide ? wideSx : undefined}>
+                          <TableCell key={c.key} align={c.align} sx={joinSx(hiddenSx(c), c.cellSx)}>
                             {c.render(row)}
                           </TableCell>
                         ))}
@@ -152,4 +174,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
       </ListCardContent>
     </Card>
   );
+}
+
+/** The last column of a list whose rows have actions (RowAction buttons): unnamed on screen, "Actions" to screen readers. */
+export function actionsColumn<T>(render: (row: T) => ReactNode): Column<T> {
+  return { key: 'actions', label: <VisuallyHidden>Actions</VisuallyHidden>, align: 'right', cellSx: { whiteSpace: 'nowrap' }, render };
 }

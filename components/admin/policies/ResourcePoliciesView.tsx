@@ -9,27 +9,21 @@ import { useState } from 'react';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
-import Table from '@mui/material/Table';
-import TableBody from '@mui/material/TableBody';
-import TableCell from '@mui/material/TableCell';
-import TableContainer from '@mui/material/TableContainer';
-import TableHead from '@mui/material/TableHead';
-import TableRow from '@mui/material/TableRow';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, EditIcon, TimerIcon } from '@/components/frame/icons';
-import { graphqlMutation, parseJsonField, revalidateGraphql } from '@/components/api/graphql';
+import { parseJsonField } from '@/components/api/graphql';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { DataTable, type Column } from '@/components/ui/DataTable';
+import { actionsColumn, DataTable, type Column } from '@/components/ui/DataTable';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { formatBytes, formatSlot } from '../format';
 import { FolderPolicyDialog, KeypairPolicyDialog, never } from './PolicyDialogs';
-import { deletePolicy, usePolicies, type FolderPolicy, type KeypairPolicy, type PolicyKind } from './usePolicies';
+import { deletePolicy, savePolicy, usePolicies, type FolderPolicy, type KeypairPolicy, type PolicyKind } from './usePolicies';
 import { CheckedTextField } from '@/components/ui/CheckedTextField';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
-import { ActionsHeaderCell, ListCardContent, RowAction } from '@/components/ui/tableParts';
+import { RowAction } from '@/components/ui/tableParts';
 
 type Policy = KeypairPolicy;
 
@@ -50,12 +44,7 @@ function PolicyDialog({ policy, onClose, onSaved }: { policy: Policy | null; onC
   async function save() {
     setSubmitted(true);
     if (!policy || problems.idle || problems.lifetime) return;
-    await graphqlMutation(
-      'modify_keypair_resource_policy',
-      'mutation($name: String!, $props: ModifyKeyPairResourcePolicyInput!) { modify_keypair_resource_policy(name: $name, props: $props) { ok msg } }',
-      { name: policy.name, props: { idle_timeout: Number(idle), max_session_lifetime: Number(lifetime) } },
-    );
-    await revalidateGraphql('resource_polic');
+    await savePolicy('keypair', 'modify', policy.name, { idle_timeout: Number(idle), max_session_lifetime: Number(lifetime) });
     onSaved(policy.name);
   }
 
@@ -157,6 +146,26 @@ export function ResourcePoliciesView() {
   const [deleting, setDeleting] = useState<Deleting>(null);
   const [toast, notify] = useToast();
   const policies = data?.keypair;
+  const keypairColumns: Column<KeypairPolicy>[] = [
+    { key: 'name', label: 'Name', sortValue: (p) => p.name, render: (p) => p.name },
+    { key: 'resources', label: 'Resources', wide: true, render: (p) => slotsText(p.total_resource_slots) },
+    { key: 'idle', label: 'Idle timeout', render: (p) => never(p.idle_timeout) },
+    { key: 'lifetime', label: 'Maximum lifetime', render: (p) => never(p.max_session_lifetime) },
+    { key: 'concurrent', label: 'Concurrent sessions', wide: true, render: (p) => p.max_concurrent_sessions || 'unlimited' },
+    { key: 'containers', label: 'Containers per session', wide: true, render: (p) => p.max_containers_per_session ?? '—' },
+    { key: 'used_by', label: 'Used by', render: (p) => <UsedBy names={data?.users.keypair[p.name]} noun="keypair" /> },
+    ...(canEdit
+      ? [
+          actionsColumn<KeypairPolicy>((p) => (
+            <>
+              <RowAction title="Edit idle limits" label={`Edit idle limits of ${p.name}`} icon={<TimerIcon fontSize="small" />} onClick={() => setEditing(p)} size="small" />
+              <RowAction title="Edit" label={`Edit keypair policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setKeypairDialog({ policy: p })} size="small" />
+              <RowAction title="Delete" label={`Delete keypair policy ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting({ kind: 'keypair', name: p.name, users: data?.users.keypair[p.name]?.length ?? 0 })} size="small" />
+            </>
+          )),
+        ]
+      : []),
+  ];
   return (
     <>
       <PageHeader
@@ -169,48 +178,16 @@ export function ResourcePoliciesView() {
           title="Keypair policies"
           actions={canEdit && <Button startIcon={<AddIcon />} onClick={() => setKeypairDialog({ policy: null })}>New keypair policy</Button>}
         >
-          <ListCardContent error={error} data={policies} loadingRows={3} isEmpty={(p) => p.length === 0} empty={<EmptyState title="No keypair resource policies" />}>
-            {(rows) => (
-              <TableContainer>
-                <Table size="small" aria-label="Keypair resource policies" data-testid="resource-policies-table">
-                  <TableHead>
-                    <TableRow>
-                      <TableCell>Name</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Resources</TableCell>
-                      <TableCell>Idle timeout</TableCell>
-                      <TableCell>Maximum lifetime</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Concurrent sessions</TableCell>
-                      <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Containers per session</TableCell>
-                      <TableCell>Used by</TableCell>
-                      {canEdit && <ActionsHeaderCell />}
-                    </TableRow>
-                  </TableHead>
-                  <TableBody>
-                    {rows.map((p) => (
-                      <TableRow key={p.name} hover>
-                        <TableCell>{p.name}</TableCell>
-                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{slotsText(p.total_resource_slots)}</TableCell>
-                        <TableCell>{never(p.idle_timeout)}</TableCell>
-                        <TableCell>{never(p.max_session_lifetime)}</TableCell>
-                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{p.max_concurrent_sessions || 'unlimited'}</TableCell>
-                        <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>{p.max_containers_per_session ?? '—'}</TableCell>
-                        <TableCell>
-                          <UsedBy names={data?.users.keypair[p.name]} noun="keypair" />
-                        </TableCell>
-                        {canEdit && (
-                          <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                            <RowAction title="Edit idle limits" label={`Edit idle limits of ${p.name}`} icon={<TimerIcon fontSize="small" />} onClick={() => setEditing(p)} size="small" />
-                            <RowAction title="Edit" label={`Edit keypair policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setKeypairDialog({ policy: p })} size="small" />
-                            <RowAction title="Delete" label={`Delete keypair policy ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting({ kind: 'keypair', name: p.name, users: data?.users.keypair[p.name]?.length ?? 0 })} size="small" />
-                          </TableCell>
-                        )}
-                      </TableRow>
-                    ))}
-                  </TableBody>
-                </Table>
-              </TableContainer>
-            )}
-          </ListCardContent>
+          <DataTable
+            label="Keypair resource policies"
+            testId="resource-policies-table"
+            columns={keypairColumns}
+            rowKey={(p) => p.name}
+            rows={policies}
+            loadingRows={3}
+            error={error}
+            empty={<EmptyState title="No keypair resource policies" />}
+          />
         </SectionCard>
         {(['user', 'project'] as const).map((kind) => (
           <FolderPolicyCard

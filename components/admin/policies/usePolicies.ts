@@ -104,3 +104,8 @@ export async function deletePolicy(kind: PolicyKind, name: string): Promise<void
   await graphqlMutation(field, `mutation($name: String!) { ${field}(name: $name) { ok msg } }`, { name });
   await refresh();
 }
+
+/** Only the keypair policies' names, fetched while `enabled` (while a dialog that offers them is open). */
+export function useKeypairPolicyNames(enabled: boolean) {
+  return useGraphql<{ keypair_resource_policies: { name: string }[] | null }>(enabled ? '{ keypair_resource_policies { name } }' : null);
+}

@@ -13,6 +13,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { EditIcon } from '@/components/frame/icons';
+import { SearchField } from '@/components/ui/SearchField';
 import { DataTable, type Column, type SortState } from '@/components/ui/DataTable';
 import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
 import { FormDialog } from '@/components/ui/FormDialog';
@@ -133,6 +134,13 @@ export function StorageView() {
     },
   ];
 
+  const folderFilters = (
+    <Stack direction="row" spacing={2} sx={{ p: 2, pb: 1 }}>
+      <SearchField value={search} onChange={setSearch} onPage={setPage} />
+      {superadmin && <TextField size="small" label="Owner's email" value={owner} onChange={(e) => setOwner(e.target.value)} helperText="Empty: the folders you reach." />}
+    </Stack>
+  );
+
   return (
     <>
       <PageHeader title="Storage" description="Storage hosts and their capacity, and every folder's size and quota scope." />
@@ -151,20 +159,7 @@ export function StorageView() {
               rows={ownerRows}
               error={ofOwner.error}
               empty={<EmptyState title={`No folders of ${ownerEmail}`} />}
-              toolbar={
-              <Stack direction="row" spacing={2} sx={{ p: 2, pb: 1 }}>
-                <TextField
-                  size="small"
-                  label="Search by name"
-                  value={search}
-                  onChange={(e) => {
-                    setSearch(e.target.value);
-                    setPage(0);
-                  }}
-                />
-                {superadmin && <TextField size="small" label="Owner's email" value={owner} onChange={(e) => setOwner(e.target.value)} helperText="Empty: the folders you reach." />}
-              </Stack>
-              }
+              toolbar={folderFilters}
             />
           ) : (
             <DataTable
@@ -183,20 +178,7 @@ export function StorageView() {
               sort={sort}
               onSort={setSort}
               empty={<EmptyState title="No folders" />}
-              toolbar={
-              <Stack direction="row" spacing={2} sx={{ p: 2, pb: 1 }}>
-                <TextField
-                  size="small"
-                  label="Search by name"
-                  value={search}
-                  onChange={(e) => {
-                    setSearch(e.target.value);
-                    setPage(0);
-                  }}
-                />
-                {superadmin && <TextField size="small" label="Owner's email" value={owner} onChange={(e) => setOwner(e.target.value)} helperText="Empty: the folders you reach." />}
-              </Stack>
-              }
+              toolbar={folderFilters}
             />
           )}
         </SectionCard>

@@ -18,7 +18,7 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { AddIcon } from '@/components/frame/icons';
-import { useGraphql } from '@/components/api/graphql';
+import { useKeypairPolicyNames } from '../policies/usePolicies';
 import { NameSelect } from '@/components/ui/NameSelect';
 import { formatRelative } from '../format';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
@@ -111,7 +111,7 @@ function RateLimitDialog({ email, keypair, onClose, onSaved }: { email: string; 
 
 function PolicyDialog({ email, keypair, onClose, onSaved }: { email: string; keypair: MaskedKeypair | null; onClose: () => void; onSaved: (policy: string) => void }) {
   const [policy, setPolicy] = useState(keypair?.resource_policy ?? '');
-  const { data } = useGraphql<{ keypair_resource_policies: { name: string }[] | null }>(keypair ? '{ keypair_resource_policies { name } }' : null);
+  const { data } = useKeypairPolicyNames(keypair !== null);
   return (
     <ConfirmDialog
       open={keypair !== null}
