@@ -1,5 +1,6 @@
 // Shared bench plumbing: start a process and wait for its ready line, measure (wrk, else autocannon), print a table.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import path from 'node:path';
@@ -91,4 +92,21 @@ export function printTable(title, rows) {
     const fmt = (v) => (Number.isFinite(v) ? String(Math.round(v * 100) / 100) : '-');
     console.log(`| ${r.name} | ${Math.round(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${ratio} | ${r.errors} |`);
   }
+}
+
+/** One streamed request; resolves with the status, headers and how many response bytes arrived. */
+export function send(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (c) => (bytes += c.length));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, bytes }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body) {
+      body.on('error', reject);
+      body.pipe(req);
+    } else req.end();
+  });
 }

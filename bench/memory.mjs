@@ -6,12 +6,11 @@
 // BENCH_MEMORY_CALLS, BENCH_MEMORY_SETTLE_S.
 import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, createReadStream, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
-import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { freePort, loadClient, startProcess } from './harness.mjs';
+import { freePort, loadClient, send, startProcess } from './harness.mjs';
 import { buildDashboard, buildServer, dashboardStale } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,18 +58,6 @@ function tree(pid) {
 const total = (procs) => procs.reduce((s, p) => s + p.rssKiB, 0);
 const describe = (procs) => procs.map((p) => `${p.name} ${mib(p.rssKiB)}`).join(', ');
 
-function send(url, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (c) => (bytes += c.length));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, bytes }));
-    });
-    req.on('error', reject);
-    if (body) body.pipe(req);
-    else req.end();
-  });
-}
 
 async function transfers(client, source) {
   await client.call('POST', '/folders', { body: { name: 'bench-memory' } });

@@ -6,11 +6,10 @@
 // BENCH_STORAGE_PHASES=transfers,zip,listing (the default: all) runs only some phases.
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, loadClient, startProcess } from './harness.mjs';
+import { freePort, loadClient, send, startProcess } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,22 +57,6 @@ async function settle(pid, run) {
   return run;
 }
 
-/** One streamed request; resolves with the status, headers and how many response bytes arrived. */
-function send(url, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (c) => (bytes += c.length));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, bytes }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (body) {
-      body.on('error', reject);
-      body.pipe(req);
-    } else req.end();
-  });
-}
 
 function sha256File(file) {
   return new Promise((resolve, reject) => {
