@@ -71,8 +71,17 @@ export class LocalAgent extends RunnerAgent implements Agent {
   }
 
   async createKernels(specs: KernelSpec[], hooks: LaunchHooks = {}): Promise<KernelInfo[]> {
-    await hooks.placed?.(new Map(specs.map((s) => [s.kernelId, this.id])));
-    return Promise.all(specs.map((spec) => this.createKernel(spec)));
+    // The sandboxes start while the placement is recorded: a launch waits for the slower of the two, not both.
+    const started = Promise.all(specs.map((spec) => this.createKernel(spec)));
+    started.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled meanwhile
+    try {
+      await hooks.placed?.(new Map(specs.map((s) => [s.kernelId, this.id])));
+    } catch (err) {
+      await started.catch(() => undefined);
+      await Promise.all(specs.map((spec) => this.destroyKernel(spec.kernelId).catch(() => undefined)));
+      throw err;
+    }
+    return started;
   }
 
   private async createKernel(spec: KernelSpec): Promise<KernelInfo> {

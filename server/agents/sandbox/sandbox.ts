@@ -101,7 +101,8 @@ export function sandboxArgv(cmd: SandboxCommand): { file: string; args: string[]
     '--clearenv',
     ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
     ...dropPrivileges,
-    '/usr/bin/python3', RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
+    // -S: site-packages are loaded by the runner after it says ready, off every launch's critical path.
+    '/usr/bin/python3', '-S', RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
   ];
   // $1 = how many cgroup.procs files follow; the launcher joins each, then becomes the sandbox.
   const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done; exec "$@"';
