@@ -27,6 +27,7 @@ import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
 import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
 import { ActionsHeaderCell, RowAction } from '@/components/ui/tableParts';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
   // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left
@@ -79,12 +80,12 @@ export function FolderList() {
   const router = useRouter();
   const { data, error, isLoading, mutate } = useFolders();
   const now = useNow();
-  const [creating, setCreating] = useState(false);
+  const creating = useDialogTarget();
   const [action, setAction] = useState<FolderAction>(null);
   const [toast, showToast] = useToast();
   const folders = (data ?? []).filter((f) => !isTrashed(f)).sort((a, b) => Number(b.is_owner) - Number(a.is_owner) || a.name.localeCompare(b.name));
   const newFolder = (
-    <Button variant="contained" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
+    <Button variant="contained" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
       New folder
     </Button>
   );
@@ -125,13 +126,12 @@ export function FolderList() {
         {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
       </RowsTable>
       <CreateFolderDialog
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(folder) => {
-          setCreating(false);
+        open={creating.isOpen}
+        onClose={creating.close}
+        onCreated={creating.done((folder) => {
           void mutate();
           router.push(`/folders/${folder.id}`);
-        }}
+        })}
       />
       <FolderActionDialogs
         action={action}
