@@ -1,14 +1,14 @@
 /**
  * Compute sessions and their containers (kernels), with Backend.AI's field names: compute_session(_list),
- * compute_container(_list) and modify_compute_session. Visibility is the REST rule (server/auth/delegation
- * canSee): one's own sessions (by access key), a domain admin's domain, everything for superadmins. A session
- * the caller may not see reads as null, exactly like one that does not exist.
+ * compute_container(_list) and modify_compute_session. Visibility is the REST rule (server/sessions/access.ts,
+ * seesSession and visibleSessions): one's own sessions (by access key), a domain admin's domain, everything for
+ * superadmins. A session the caller may not see reads as null, exactly like one that does not exist.
  */
 import type { AnySelect } from '../db/untyped';
-import { canSee, seenBy } from '../auth/delegation';
 import { isAdmin } from '../auth/principal';
 import type { Kernel, Session } from '../db/schema';
 import { Problem } from '../http/problem';
+import { seesSession, visibleSessions } from '../sessions/access';
 import { modifySession, type SessionChanges } from '../sessions/modify';
 import { SESSION_STATUSES } from '../sessions/states';
 import { adminDomainScope, dbOf, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
@@ -254,7 +254,7 @@ function selectSession(qb: AnySelect): AnySelect<SessionRow> {
 }
 
 function sees(ctx: GqlContext, row: { access_key: string; domain_name: string }): boolean {
-  return canSee(ctx.principal, { accessKey: row.access_key, domainName: row.domain_name });
+  return seesSession(ctx.principal, row);
 }
 
 /** Statuses from "A,B, C" (case-insensitive); an unknown status is refused. */
@@ -278,7 +278,7 @@ interface SessionFilterArgs {
 
 function scopedSessions(ctx: GqlContext, args: SessionFilterArgs) {
   const p = ctx.principal;
-  let q = seenBy(p, sessionsFrom(ctx), { accessKey: 's.access_key', domainName: 's.domain_name' });
+  let q = visibleSessions(p, sessionsFrom(ctx));
   if (args.domain_name) {
     if (isAdmin(p)) adminDomainScope(ctx, args.domain_name);
     else if (args.domain_name !== p.domainName) throw new Problem('generic-forbidden', 'You may list only your own sessions.');

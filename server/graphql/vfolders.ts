@@ -9,7 +9,7 @@ import { listFolders } from '../storage/list';
 import { allVolumes } from '../storage/hosts';
 import type { GqlContext, ResolverMap } from './context';
 import { LIST_ARGS_SDL, filterAndOrder, pageWindow, type FieldMap, type ListArgs } from '../db/list-query';
-import type { FolderQuery } from '../storage/access';
+import type { AccessRoute, FolderQuery } from '../storage/access';
 
 export const vfolderTypeDefs = /* GraphQL */ `
   type VirtualFolder {
@@ -96,10 +96,10 @@ function page<T>(rows: T[], args: ListArgs): { items: T[]; total_count: number }
 }
 
 /** The folders GET /folders shows, narrowed and ordered by the list's filter and order. */
-async function reachable(ctx: GqlContext, args: Pick<ListArgs, 'filter' | 'order'> = {}, groupId?: string | null): Promise<Folder[]> {
+async function reachable(ctx: GqlContext, args: Pick<ListArgs, 'filter' | 'order'> = {}, groupId?: string | null, via?: AccessRoute): Promise<Folder[]> {
   // Parsed (and refused with an error) before any query runs.
   const refine = args.filter || args.order ? (query: FolderQuery) => filterAndOrder(query, args, VIRTUAL_FOLDER_FIELDS) : undefined;
-  return listFolders(ctx.app, ctx.principal, { group_id: groupId ?? null }, refine);
+  return listFolders(ctx.app, ctx.principal, { group_id: groupId ?? null }, { refine, via });
 }
 
 export const vfolderResolvers: ResolverMap = {
@@ -111,7 +111,7 @@ export const vfolderResolvers: ResolverMap = {
     vfolder_list: async (_root, args: ListArgs & { group_id?: string | null }, ctx) => page(await reachable(ctx, args, args.group_id), args),
     vfolder_own_list: async (_root, args: ListArgs, ctx) => page((await reachable(ctx, args)).filter((f) => f.ownership_type === 'user' && f.is_owner), args),
     vfolder_invited_list: async (_root, args: ListArgs, ctx) =>
-      page((await reachable(ctx, args)).filter((f) => f.ownership_type === 'user' && f.user !== ctx.principal.userId), args),
+      page((await reachable(ctx, args, null, 'shared')).filter((f) => f.ownership_type === 'user'), args),
     vfolder_project_list: async (_root, args: ListArgs & { group_id?: string | null }, ctx) =>
       page((await reachable(ctx, args, args.group_id)).filter((f) => f.ownership_type === 'group'), args),
     storage_volume_list: (_root, args: ListArgs, ctx) => {
