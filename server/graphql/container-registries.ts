@@ -7,6 +7,7 @@ import { loadRegistry, loadRows, toRegistry, type RegistryProps } from '../conta
 import { createContainerRegistry } from '../container-registries/create';
 import { modifyContainerRegistry } from '../container-registries/modify';
 import { deleteContainerRegistry } from '../container-registries/delete';
+import { crudMutations, entityResults, resultTypes } from './sdl';
 
 export const containerRegistryTypeDefs = /* GraphQL */ `
   type ContainerRegistryConfig {
@@ -54,9 +55,7 @@ export const containerRegistryTypeDefs = /* GraphQL */ `
     is_global: Boolean
   }
 
-  type CreateContainerRegistry { ok: Boolean, msg: String, container_registry: ContainerRegistry }
-  type ModifyContainerRegistry { ok: Boolean, msg: String, container_registry: ContainerRegistry }
-  type DeleteContainerRegistry { ok: Boolean, msg: String, container_registry: ContainerRegistry }
+  ${resultTypes(entityResults('ContainerRegistry', 'container_registry', ['Create', 'Modify', 'Delete']))}
 
   extend type Query {
     container_registry(hostname: String!): ContainerRegistry
@@ -64,9 +63,7 @@ export const containerRegistryTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    create_container_registry(hostname: String!, props: CreateContainerRegistryInput!): CreateContainerRegistry
-    modify_container_registry(hostname: String!, props: ModifyContainerRegistryInput!): ModifyContainerRegistry
-    delete_container_registry(hostname: String!): DeleteContainerRegistry
+    ${crudMutations('container_registry', 'ContainerRegistry', 'hostname: String!')}
   }
 `;
 

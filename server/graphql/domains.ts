@@ -8,6 +8,7 @@ import { createDomain } from '../domains/create';
 import { modifyDomain } from '../domains/modify';
 import { deleteDomain } from '../domains/delete';
 import { purgeDomain } from '../domains/purge';
+import { entityResults, resultTypes } from './sdl';
 
 export const domainTypeDefs = /* GraphQL */ `
   type Domain {
@@ -42,10 +43,7 @@ export const domainTypeDefs = /* GraphQL */ `
     integration_id: String
   }
 
-  type CreateDomain { ok: Boolean, msg: String, domain: Domain }
-  type ModifyDomain { ok: Boolean, msg: String, domain: Domain }
-  type DeleteDomain { ok: Boolean, msg: String }
-  type PurgeDomain { ok: Boolean, msg: String }
+  ${resultTypes({ ...entityResults('Domain', 'domain', ['Create', 'Modify']), DeleteDomain: '', PurgeDomain: '' })}
 
   extend type Query {
     "A domain; without a name, the caller's own. Non-superadmins may read only their own domain."

@@ -22,6 +22,7 @@ import { createProject } from '../projects/create';
 import { modifyProject } from '../projects/modify';
 import { deleteProject } from '../projects/delete';
 import { purgeProject } from '../projects/purge';
+import { entityResults, resultTypes } from './sdl';
 
 export const groupTypeDefs = /* GraphQL */ `
   type Group {
@@ -72,10 +73,7 @@ export const groupTypeDefs = /* GraphQL */ `
     container_registry: JSONString
   }
 
-  type CreateGroup { ok: Boolean, msg: String, group: Group }
-  type ModifyGroup { ok: Boolean, msg: String, group: Group }
-  type DeleteGroup { ok: Boolean, msg: String }
-  type PurgeGroup { ok: Boolean, msg: String }
+  ${resultTypes({ ...entityResults('Group', 'group', ['Create', 'Modify']), DeleteGroup: '', PurgeGroup: '' })}
 
   extend type Query {
     group(id: UUID!, domain_name: String): Group

@@ -8,6 +8,7 @@ import { loadPolicy } from '../resource-policies/values';
 import { createResourcePolicy } from '../resource-policies/create';
 import { modifyResourcePolicy } from '../resource-policies/modify';
 import { deleteResourcePolicy } from '../resource-policies/delete';
+import { crudMutations, entityResults, resultTypes } from './sdl';
 
 export const resourcePolicyTypeDefs = /* GraphQL */ `
   type KeyPairResourcePolicy {
@@ -117,15 +118,14 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     max_network_count: Int
   }
 
-  type CreateKeyPairResourcePolicy { ok: Boolean, msg: String, resource_policy: KeyPairResourcePolicy }
-  type ModifyKeyPairResourcePolicy { ok: Boolean, msg: String, resource_policy: KeyPairResourcePolicy }
-  type DeleteKeyPairResourcePolicy { ok: Boolean, msg: String }
-  type CreateUserResourcePolicy { ok: Boolean, msg: String, resource_policy: UserResourcePolicy }
-  type ModifyUserResourcePolicy { ok: Boolean, msg: String, resource_policy: UserResourcePolicy }
-  type DeleteUserResourcePolicy { ok: Boolean, msg: String }
-  type CreateProjectResourcePolicy { ok: Boolean, msg: String, resource_policy: ProjectResourcePolicy }
-  type ModifyProjectResourcePolicy { ok: Boolean, msg: String, resource_policy: ProjectResourcePolicy }
-  type DeleteProjectResourcePolicy { ok: Boolean, msg: String }
+  ${resultTypes({
+    ...entityResults('KeyPairResourcePolicy', 'resource_policy', ['Create', 'Modify']),
+    DeleteKeyPairResourcePolicy: '',
+    ...entityResults('UserResourcePolicy', 'resource_policy', ['Create', 'Modify']),
+    DeleteUserResourcePolicy: '',
+    ...entityResults('ProjectResourcePolicy', 'resource_policy', ['Create', 'Modify']),
+    DeleteProjectResourcePolicy: '',
+  })}
 
   extend type Query {
     "A keypair resource policy; without a name, the one of the caller's keypair."
@@ -139,15 +139,9 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    create_keypair_resource_policy(name: String!, props: CreateKeyPairResourcePolicyInput!): CreateKeyPairResourcePolicy
-    modify_keypair_resource_policy(name: String!, props: ModifyKeyPairResourcePolicyInput!): ModifyKeyPairResourcePolicy
-    delete_keypair_resource_policy(name: String!): DeleteKeyPairResourcePolicy
-    create_user_resource_policy(name: String!, props: CreateUserResourcePolicyInput!): CreateUserResourcePolicy
-    modify_user_resource_policy(name: String!, props: ModifyUserResourcePolicyInput!): ModifyUserResourcePolicy
-    delete_user_resource_policy(name: String!): DeleteUserResourcePolicy
-    create_project_resource_policy(name: String!, props: CreateProjectResourcePolicyInput!): CreateProjectResourcePolicy
-    modify_project_resource_policy(name: String!, props: ModifyProjectResourcePolicyInput!): ModifyProjectResourcePolicy
-    delete_project_resource_policy(name: String!): DeleteProjectResourcePolicy
+    ${crudMutations('keypair_resource_policy', 'KeyPairResourcePolicy', 'name: String!')}
+    ${crudMutations('user_resource_policy', 'UserResourcePolicy', 'name: String!')}
+    ${crudMutations('project_resource_policy', 'ProjectResourcePolicy', 'name: String!')}
   }
 `;
 

@@ -13,6 +13,7 @@ import { createScalingGroup } from '../scaling-groups/create';
 import { modifyScalingGroup } from '../scaling-groups/modify';
 import { deleteScalingGroup } from '../scaling-groups/delete';
 import { associateScalingGroup, disassociateAllScalingGroups, disassociateScalingGroup } from '../scaling-groups/associations';
+import { crudMutations, entityResults, plainResults, resultTypes } from './sdl';
 
 export const scalingGroupTypeDefs = /* GraphQL */ `
   type ScalingGroup {
@@ -58,17 +59,12 @@ export const scalingGroupTypeDefs = /* GraphQL */ `
     use_host_network: Boolean
   }
 
-  type CreateScalingGroup { ok: Boolean, msg: String, scaling_group: ScalingGroup }
-  type ModifyScalingGroup { ok: Boolean, msg: String, scaling_group: ScalingGroup }
-  type DeleteScalingGroup { ok: Boolean, msg: String }
-  type AssociateScalingGroupWithDomain { ok: Boolean, msg: String }
-  type DisassociateScalingGroupWithDomain { ok: Boolean, msg: String }
-  type DisassociateAllScalingGroupsWithDomain { ok: Boolean, msg: String }
-  type AssociateScalingGroupWithUserGroup { ok: Boolean, msg: String }
-  type DisassociateScalingGroupWithUserGroup { ok: Boolean, msg: String }
-  type DisassociateAllScalingGroupsWithGroup { ok: Boolean, msg: String }
-  type AssociateScalingGroupWithKeyPair { ok: Boolean, msg: String }
-  type DisassociateScalingGroupWithKeyPair { ok: Boolean, msg: String }
+  ${resultTypes({
+    ...entityResults('ScalingGroup', 'scaling_group', ['Create', 'Modify']),
+    ...plainResults('DeleteScalingGroup', 'AssociateScalingGroupWithDomain', 'DisassociateScalingGroupWithDomain', 'DisassociateAllScalingGroupsWithDomain'),
+    ...plainResults('AssociateScalingGroupWithUserGroup', 'DisassociateScalingGroupWithUserGroup', 'DisassociateAllScalingGroupsWithGroup'),
+    ...plainResults('AssociateScalingGroupWithKeyPair', 'DisassociateScalingGroupWithKeyPair'),
+  })}
 
   extend type Query {
     scaling_group(name: String): ScalingGroup
@@ -80,9 +76,7 @@ export const scalingGroupTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    create_scaling_group(name: String!, props: CreateScalingGroupInput!): CreateScalingGroup
-    modify_scaling_group(name: String!, props: ModifyScalingGroupInput!): ModifyScalingGroup
-    delete_scaling_group(name: String!): DeleteScalingGroup
+    ${crudMutations('scaling_group', 'ScalingGroup', 'name: String!')}
     associate_scaling_group_with_domain(domain: String!, scaling_group: String!): AssociateScalingGroupWithDomain
     disassociate_scaling_group_with_domain(domain: String!, scaling_group: String!): DisassociateScalingGroupWithDomain
     disassociate_all_scaling_groups_with_domain(domain: String!): DisassociateAllScalingGroupsWithDomain
