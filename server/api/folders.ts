@@ -1,7 +1,7 @@
 /** §Virtual folders (CONTRACT §9): folders, their files, storage hosts, quotas and host mounts. */
 import { z } from 'zod';
 import { raw, route } from '../http/route';
-import { bool, list, uuid } from '../http/params';
+import { bool, fold, list, uuid } from '../http/params';
 import { createFolder, USAGE_MODES } from '../storage/create';
 import { folderInfo, listFolders } from '../storage/list';
 import { deleteFolder, deleteFolderById } from '../storage/delete';
@@ -18,26 +18,11 @@ import { listMounts, mountDevice, unmountDevice } from '../storage/mounts';
 const permission = z.enum(['ro', 'rw', 'wd']);
 const text = () => z.string().refine((s) => !s.includes('\0'), 'must not contain NUL bytes');
 
-/** Folds the alternative spellings Backend.AI clients send into the canonical field. */
-function aliases(map: Record<string, string[]>) {
-  return (value: unknown) => {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-    const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    for (const [canonical, others] of Object.entries(map)) {
-      for (const alias of others) {
-        if (out[canonical] === undefined && out[alias] !== undefined) out[canonical] = out[alias];
-        delete out[alias];
-      }
-    }
-    return out;
-  };
-}
-
 const byName = z.object({ name: z.string().min(1) });
 const hostAndId = z.object({ folder_host: z.string().min(1), id: uuid() });
 
 const createSchema = z.preprocess(
-  aliases({ host: ['folder_host'], group: ['group_id'], usage_mode: ['usageMode'], unmanaged_path: ['unmanagedPath'] }),
+  (v) => fold({ host: ['folder_host'], group: ['group_id'], usage_mode: ['usageMode'], unmanaged_path: ['unmanagedPath'] }, v),
   z.object({
     name: z.string(),
     host: z.string().nullish(),

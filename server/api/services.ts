@@ -1,8 +1,8 @@
 /** §Model services: create, inspect, scale, route, token and destroy model services (CONTRACT §13). */
 import { z } from 'zod';
 import { route, type RequestContext } from '../http/route';
-import { bool, int } from '../http/params';
-import { fold, CONFIG_ALIASES } from '../sessions/inputs';
+import { bool, fold, int } from '../http/params';
+import { CONFIG_ALIASES } from '../sessions/inputs';
 import { createService } from '../services/create';
 import { listServices } from '../services/list';
 import { findService } from '../services/access';

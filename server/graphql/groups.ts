@@ -17,7 +17,8 @@ import {
   type GqlContext,
   type ResolverMap,
 } from './context';
-import { isMember, loadGroup, storedType, type GroupProps } from '../projects/values';
+import { loadGroup, storedType, type GroupProps } from '../projects/values';
+import { isProjectMember } from '../projects/membership';
 import { createProject } from '../projects/create';
 import { modifyProject } from '../projects/modify';
 import { deleteProject } from '../projects/delete';
@@ -96,7 +97,7 @@ async function visibleGroup(ctx: GqlContext, id: string): Promise<Group | null> 
   const group = await loadGroup(ctx.app, id);
   if (!group) return null;
   if (adminSees(ctx, group.domain_name)) return group;
-  return (await isMember(ctx.app, id, ctx.principal.userId)) ? group : null;
+  return (await isProjectMember(ctx.app, { userId: ctx.principal.userId, projectId: id })) ? group : null;
 }
 
 /** Groups the caller may see, optionally within one domain. */

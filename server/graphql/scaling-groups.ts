@@ -6,7 +6,8 @@ import { isAdmin, isSuperadmin } from '../auth/principal';
 import type { ScalingGroup } from '../db/schema';
 import { Problem } from '../http/problem';
 import { adminSees, dbOf, invalid, mutation, requireAdmin, type GqlContext, type ResolverMap } from './context';
-import { isMember, loadGroup } from '../projects/values';
+import { loadGroup } from '../projects/values';
+import { isProjectMember } from '../projects/membership';
 import { canonicalUuid } from '../util/uuid';
 import { loadScalingGroup, type ScalingGroupProps } from '../scaling-groups/values';
 import { createScalingGroup } from '../scaling-groups/create';
@@ -121,7 +122,7 @@ export const scalingGroupResolvers: ResolverMap = {
       const id = canonicalUuid(args.user_group);
       if (!id) throw invalid(`user_group: ${args.user_group} is not a project UUID.`);
       const group = await loadGroup(ctx.app, id);
-      const visible = group && (adminSees(ctx, group.domain_name) || (!isAdmin(ctx.principal) && (await isMember(ctx.app, id, ctx.principal.userId))));
+      const visible = group && (adminSees(ctx, group.domain_name) || (!isAdmin(ctx.principal) && (await isProjectMember(ctx.app, { userId: ctx.principal.userId, projectId: id }))));
       if (!visible) return [];
       return scalingGroupsFrom(ctx, args.is_active)
         .where('name', 'in', (eb) => eb.selectFrom('sgroups_for_groups').select('scaling_group').where('group_id', '=', id))

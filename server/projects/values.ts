@@ -18,15 +18,6 @@ export function loadGroup(app: App, id: string): Promise<Group | undefined> {
   return app.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function isMember(app: App, groupId: string, userId: string): Promise<boolean> {
-  const row = await app.db
-    .selectFrom('association_groups_users')
-    .select('group_id')
-    .where('group_id', '=', groupId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return Boolean(row);
-}
 
 /** The group for a management operation: missing, or outside a domain admin's domain, reads as not found. */
 export async function managedGroup(app: App, principal: Principal, id: string): Promise<Group> {

@@ -3,7 +3,7 @@
  * zod so a malformed request is a 400 before anything is stored.
  */
 import { z } from 'zod';
-import { bool, int, list } from '../http/params';
+import { bool, fold, int, list } from '../http/params';
 import type { CreateSessionInput } from './create';
 
 /** CONTRACT §7.1 input aliases: canonical name → other accepted spellings. */
@@ -28,19 +28,6 @@ export const CONFIG_ALIASES: Record<string, string[]> = {
   mount_map: ['mountMap'],
   agent_list: ['agentList'],
 };
-
-/** Renames every accepted alias to its canonical key (the first spelling given wins). */
-export function fold(aliases: Record<string, string[]>, value: unknown): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  for (const [canonical, others] of Object.entries(aliases)) {
-    for (const alias of others) {
-      if (out[canonical] === undefined && out[alias] !== undefined) out[canonical] = out[alias];
-      delete out[alias];
-    }
-  }
-  return out;
-}
 
 const configSchema = z.preprocess(
   (v) => fold(CONFIG_ALIASES, v ?? {}),

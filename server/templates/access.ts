@@ -11,6 +11,7 @@ import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
 import { Problem, badRequest } from '../http/problem';
 import { toUuid } from './ids';
+import { isProjectMember } from '../projects/membership';
 
 export interface TemplateOwnership {
   user_uuid: string;
@@ -69,8 +70,7 @@ export async function resolveScope(app: App, owner: Principal, domain: string, g
     .executeTakeFirst();
   if (!project) throw badRequest(`No such project in domain "${domain}": ${group}`, { group: 'unknown project' });
   if (isSuperadmin(owner) || (isAdmin(owner) && owner.domainName === domain)) return { domainName: domain, groupId: project.id };
-  const member = await app.db.selectFrom('association_groups_users').select('group_id').where('group_id', '=', project.id).where('user_id', '=', owner.userId).executeTakeFirst();
-  if (!member) throw badRequest(`The owner is not a member of project "${project.name}".`, { group: 'not a member' });
+  if (!(await isProjectMember(app, { userId: owner.userId, projectId: project.id }))) throw badRequest(`The owner is not a member of project "${project.name}".`, { group: 'not a member' });
   return { domainName: domain, groupId: project.id };
 }
 
