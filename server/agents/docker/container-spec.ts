@@ -7,10 +7,10 @@
  * read-only, the runner's socket directory, and, for an image without Python, the host's Python runtime read-only.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ContainerCreateOptions, DeviceRequest } from 'dockerode';
 import type { KernelSpec } from '../agent';
+import { xtermFiles } from '../sandbox/xterm';
 
 export const RUNNER_IN_CONTAINER = '/opt/berth/kernel_runner.py';
 export const WEB_TERMINAL_IN_CONTAINER = '/opt/berth/web_terminal.py';
@@ -64,19 +64,6 @@ export function hostRuntime(): HostRuntime | null {
   return hostRuntimeCache;
 }
 
-let xtermDir: string | null | undefined;
-function xtermBinds(): string[] {
-  if (xtermDir === undefined) {
-    try {
-      xtermDir = path.dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json'));
-    } catch {
-      xtermDir = null;
-    }
-  }
-  if (!xtermDir || !existsSync(path.join(xtermDir, 'lib/xterm.js'))) return [];
-  return [`${path.join(xtermDir, 'lib/xterm.js')}:/opt/berth/xterm/xterm.js:ro`, `${path.join(xtermDir, 'css/xterm.css')}:/opt/berth/xterm/xterm.css:ro`];
-}
-
 const BASE_ENV: Record<string, string> = {
   HOME: '/home/work',
   USER: 'work',
@@ -113,7 +100,7 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions {
     `${plan.runDir}:${RUN_DIR_IN_CONTAINER}:rw`,
     `${plan.runnerPath}:${RUNNER_IN_CONTAINER}:ro`,
     `${path.join(path.dirname(plan.runnerPath), 'web_terminal.py')}:${WEB_TERMINAL_IN_CONTAINER}:ro`,
-    ...xtermBinds(),
+    ...xtermFiles().map((f) => `${f.host}:${f.inSandbox}:ro`),
     ...(runtime?.binds ?? []),
     ...spec.mounts.map((m) => `${m.hostPath}:${m.kernelPath}:${m.readOnly ? 'ro' : 'rw'}`),
   ];

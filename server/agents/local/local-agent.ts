@@ -86,16 +86,12 @@ export class LocalAgent extends RunnerAgent implements Agent {
 
     const cgroup = new KernelCgroup(spec.kernelId);
     const cgroupProcs = cgroup.create(spec.limits);
-    const { file, args } = sandboxArgv({
+    const { file, args } = sandboxArgv(spec, {
       uid: this.uid,
       scratchDir: dir.scratch,
       runDir,
       runnerPath: this.options.runnerPath,
-      runtime: spec.runtime,
-      hostname: spec.hostname,
       etcFiles,
-      environ: spec.environ,
-      mounts: spec.mounts,
       cgroupProcs,
     });
     const log = openSync(dir.log, 'a');

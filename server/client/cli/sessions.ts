@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline/promises';
 import { signedClient, UsageError } from './credentials';
 import { queueWords } from '../../sessions/scheduler/reasons';
+import { serverEvents } from './sse';
 
 export async function session(args: string[]): Promise<unknown> {
   const [action, ...rest] = args;
@@ -102,18 +103,9 @@ export async function events(args: string[]): Promise<unknown> {
   const { values } = parseArgs({ args, options: { name: { type: 'string' }, scope: { type: 'string' } } });
   const res = await signedClient().open('GET', '/events/session', { query: { name: values.name, scope: values.scope } });
   if (res.statusCode !== 200) throw new UsageError(`the server answered ${res.statusCode}`);
-  let buffer = '';
-  for await (const chunk of res) {
-    buffer += chunk.toString();
-    let split: number;
-    while ((split = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, split);
-      buffer = buffer.slice(split + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event) console.log(JSON.stringify({ event, ...(data ? JSON.parse(data) : {}) }));
-      if (event === 'server_close') return undefined;
-    }
+  for await (const { event, data } of serverEvents(res)) {
+    if (event) console.log(JSON.stringify({ event, ...data }));
+    if (event === 'server_close') return undefined;
   }
   return undefined;
 }
