@@ -9,16 +9,15 @@ import { modifyContainerRegistry } from '../container-registries/modify';
 import { deleteContainerRegistry } from '../container-registries/delete';
 import { crudMutations, entityResults, resultTypes } from './sdl';
 
+/** A registry's settings, as read and as written. */
+const REGISTRY_SETTINGS = 'project: [String], username: String, password: String, ssl_verify: Boolean, is_global: Boolean';
+
 export const containerRegistryTypeDefs = /* GraphQL */ `
   type ContainerRegistryConfig {
     url: String!
     "docker, harbor, harbor2, github, gitlab, ecr, ecr-public or local."
     type: String!
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
   }
 
   type ContainerRegistry {
@@ -27,32 +26,20 @@ export const containerRegistryTypeDefs = /* GraphQL */ `
     registry_name: String
     url: String
     type: String
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
     config: ContainerRegistryConfig
   }
 
   input CreateContainerRegistryInput {
     url: String!
     type: String!
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
   }
 
   input ModifyContainerRegistryInput {
     url: String
     type: String
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
   }
 
   ${resultTypes(entityResults('ContainerRegistry', 'container_registry', ['Create', 'Modify', 'Delete']))}

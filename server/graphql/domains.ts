@@ -10,6 +10,15 @@ import { deleteDomain } from '../domains/delete';
 import { purgeDomain } from '../domains/purge';
 import { entityResults, resultTypes } from './sdl';
 
+/** What creating and modifying a domain both set. */
+const DOMAIN_SETTINGS = /* GraphQL */ `
+    description: String
+    is_active: Boolean
+    total_resource_slots: JSONString
+    allowed_vfolder_hosts: JSONString
+    allowed_docker_registries: [String]
+    integration_id: String`;
+
 export const domainTypeDefs = /* GraphQL */ `
   type Domain {
     name: String
@@ -25,22 +34,12 @@ export const domainTypeDefs = /* GraphQL */ `
   }
 
   input DomainInput {
-    description: String
-    is_active: Boolean
-    total_resource_slots: JSONString
-    allowed_vfolder_hosts: JSONString
-    allowed_docker_registries: [String]
-    integration_id: String
+    ${DOMAIN_SETTINGS}
   }
 
   input ModifyDomainInput {
     name: String
-    description: String
-    is_active: Boolean
-    total_resource_slots: JSONString
-    allowed_vfolder_hosts: JSONString
-    allowed_docker_registries: [String]
-    integration_id: String
+    ${DOMAIN_SETTINGS}
   }
 
   ${resultTypes({ ...entityResults('Domain', 'domain', ['Create', 'Modify']), DeleteDomain: '', PurgeDomain: '' })}

@@ -10,6 +10,25 @@ import { modifyResourcePolicy } from '../resource-policies/modify';
 import { deleteResourcePolicy } from '../resource-policies/delete';
 import { crudMutations, entityResults, resultTypes } from './sdl';
 
+/** The fields both the create and the modify input of each policy kind take. */
+const KEYPAIR_POLICY_INPUT = /* GraphQL */ `
+    total_resource_slots: JSONString
+    max_session_lifetime: Int
+    max_concurrent_sessions: Int
+    max_concurrent_sftp_sessions: Int
+    max_containers_per_session: Int
+    idle_timeout: BigInt
+    allowed_vfolder_hosts: JSONString
+    max_pending_session_count: Int
+    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
+    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
+    "Accepted for Backend.AI clients and ignored."
+    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    "Accepted for Backend.AI clients and ignored."
+    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")`;
+const USER_POLICY_INPUT = 'max_vfolder_count: Int, max_quota_scope_size: BigInt, max_session_count_per_model_session: Int, max_customized_image_count: Int';
+const PROJECT_POLICY_INPUT = 'max_vfolder_count: Int, max_quota_scope_size: BigInt, max_network_count: Int';
+
 export const resourcePolicyTypeDefs = /* GraphQL */ `
   type KeyPairResourcePolicy {
     id: ID
@@ -35,38 +54,12 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
 
   input CreateKeyPairResourcePolicyInput {
     default_for_unspecified: String = "UNLIMITED"
-    total_resource_slots: JSONString
-    max_session_lifetime: Int
-    max_concurrent_sessions: Int
-    max_concurrent_sftp_sessions: Int
-    max_containers_per_session: Int
-    idle_timeout: BigInt
-    allowed_vfolder_hosts: JSONString
-    max_pending_session_count: Int
-    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
-    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    ${KEYPAIR_POLICY_INPUT}
   }
 
   input ModifyKeyPairResourcePolicyInput {
     default_for_unspecified: String
-    total_resource_slots: JSONString
-    max_session_lifetime: Int
-    max_concurrent_sessions: Int
-    max_concurrent_sftp_sessions: Int
-    max_containers_per_session: Int
-    idle_timeout: BigInt
-    allowed_vfolder_hosts: JSONString
-    max_pending_session_count: Int
-    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
-    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    ${KEYPAIR_POLICY_INPUT}
   }
 
   type UserResourcePolicy {
@@ -82,17 +75,11 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
   }
 
   input CreateUserResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_session_count_per_model_session: Int
-    max_customized_image_count: Int
+    ${USER_POLICY_INPUT}
   }
 
   input ModifyUserResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_session_count_per_model_session: Int
-    max_customized_image_count: Int
+    ${USER_POLICY_INPUT}
   }
 
   type ProjectResourcePolicy {
@@ -107,15 +94,11 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
   }
 
   input CreateProjectResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_network_count: Int
+    ${PROJECT_POLICY_INPUT}
   }
 
   input ModifyProjectResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_network_count: Int
+    ${PROJECT_POLICY_INPUT}
   }
 
   ${resultTypes({

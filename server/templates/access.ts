@@ -8,6 +8,7 @@
  */
 import type { App } from '../app';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
+import { ownerReach, reachable, reaches } from '../auth/reach';
 import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
 import { Problem, badRequest } from '../http/problem';
 import { toUuid } from './ids';
@@ -18,26 +19,14 @@ export interface TemplateOwnership {
   domain_name: string;
 }
 
-/** The rule for one caller: every template, or their own plus (for a domain admin) their domain's. */
-type Managed = { everything: true } | { everything: false; userId: string; domainName: string | null };
-
-function managedBy(principal: Principal): Managed {
-  if (isSuperadmin(principal)) return { everything: true };
-  return { everything: false, userId: principal.userId, domainName: isAdmin(principal) ? principal.domainName : null };
-}
-
 /** Whether `principal` manages this template (reads, writes, instantiation). */
 export function canManage(principal: Principal, template: TemplateOwnership): boolean {
-  const managed = managedBy(principal);
-  return managed.everything || template.user_uuid === managed.userId || template.domain_name === managed.domainName;
+  return reaches(ownerReach(principal, 'userId'), { owner: template.user_uuid, domain: template.domain_name });
 }
 
 /** The same rule as a condition on a query over `session_templates as t` (lists). */
 export function managedTemplates<Q extends AnySelect>(principal: Principal, query: Q): Q {
-  const managed = managedBy(principal);
-  if (managed.everything) return query;
-  const { userId, domainName } = managed;
-  return query.where((eb: AnyExpressionBuilder) => eb.or([eb('t.user_uuid', '=', userId), ...(domainName ? [eb('t.domain_name', '=', domainName)] : [])])) as Q;
+  return reachable(ownerReach(principal, 'userId'), query, { owner: 't.user_uuid', domain: 't.domain_name' });
 }
 
 /**
