@@ -130,21 +130,21 @@ class FilterParser {
   }
 
   private or(): FilterNode {
-    const items = [this.and()];
-    while (this.isPunct('|', '||') || this.isWord('or')) {
-      this.next();
-      items.push(this.and());
-    }
-    return items.length === 1 ? items[0] : { kind: 'or', items };
+    return this.joined('or', ['|', '||'], () => this.and());
   }
 
   private and(): FilterNode {
-    const items = [this.unary()];
-    while (this.isPunct('&', '&&') || this.isWord('and')) {
+    return this.joined('and', ['&', '&&'], () => this.unary());
+  }
+
+  /** `operand (op operand)*`, where op is one of `puncts` or the word `kind`: one operand stands alone. */
+  private joined(kind: 'and' | 'or', puncts: string[], operand: () => FilterNode): FilterNode {
+    const items = [operand()];
+    while (this.isPunct(...puncts) || this.isWord(kind)) {
       this.next();
-      items.push(this.unary());
+      items.push(operand());
     }
-    return items.length === 1 ? items[0] : { kind: 'and', items };
+    return items.length === 1 ? items[0] : { kind, items };
   }
 
   private unary(): FilterNode {

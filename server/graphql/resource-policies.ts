@@ -11,7 +11,7 @@ import { deleteResourcePolicy } from '../resource-policies/delete';
 import { crudMutations, entityResults, resultTypes } from './sdl';
 
 /** The fields both the create and the modify input of each policy kind take. */
-const KEYPAIR_POLICY_INPUT = /* GraphQL */ `
+const KEYPAIR_POLICY_LIMITS = /* GraphQL */ `
     total_resource_slots: JSONString
     max_session_lifetime: Int
     max_concurrent_sessions: Int
@@ -19,13 +19,16 @@ const KEYPAIR_POLICY_INPUT = /* GraphQL */ `
     max_containers_per_session: Int
     idle_timeout: BigInt
     allowed_vfolder_hosts: JSONString
-    max_pending_session_count: Int
-    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
+    max_pending_session_count: Int`;
+/** The folder limits keypair policies once had, now in user and project policies: kept for Backend.AI clients. */
+const keypairFolderLimits = (what: string) => /* GraphQL */ `
+    "${what}"
     max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
+    "${what}"
     max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
+    "${what}"
     max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")`;
+const KEYPAIR_POLICY_INPUT = `${KEYPAIR_POLICY_LIMITS}${keypairFolderLimits('Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies.')}`;
 const USER_POLICY_INPUT = 'max_vfolder_count: Int, max_quota_scope_size: BigInt, max_session_count_per_model_session: Int, max_customized_image_count: Int';
 const PROJECT_POLICY_INPUT = 'max_vfolder_count: Int, max_quota_scope_size: BigInt, max_network_count: Int';
 
@@ -36,20 +39,8 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     created_at: DateTime
     "LIMITED or UNLIMITED: how slots absent from total_resource_slots are treated."
     default_for_unspecified: String
-    total_resource_slots: JSONString
-    max_session_lifetime: Int
-    max_concurrent_sessions: Int
-    max_containers_per_session: Int
-    idle_timeout: BigInt
-    allowed_vfolder_hosts: JSONString
-    max_pending_session_count: Int
-    max_concurrent_sftp_sessions: Int
-    "Always null: folder limits are in user and project resource policies."
-    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
-    "Always null: folder limits are in user and project resource policies."
-    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
-    "Always null: folder limits are in user and project resource policies."
-    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    ${KEYPAIR_POLICY_LIMITS}
+    ${keypairFolderLimits('Always null: folder limits are in user and project resource policies.')}
   }
 
   input CreateKeyPairResourcePolicyInput {
