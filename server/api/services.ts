@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { route, type RequestContext } from '../http/route';
 import { bool, fold, int } from '../http/params';
-import { CONFIG_ALIASES } from '../sessions/inputs';
+import { CONFIG_ALIASES, KERNEL_ALIASES } from '../sessions/inputs';
 import { createService } from '../services/create';
 import { listServices } from '../services/list';
 import { findService } from '../services/access';
@@ -17,17 +17,10 @@ import { removeServiceRoute } from '../services/remove-route';
 import { issueServiceToken } from '../services/tokens';
 
 const SERVICE_ALIASES: Record<string, string[]> = {
+  ...KERNEL_ALIASES,
   name: ['service_name'],
   desired_session_count: ['desiredSessionCount', 'replicas'],
-  image: ['lang'],
-  arch: ['architecture'],
-  group: ['group_name', 'groupName'],
-  domain: ['domain_name', 'domainName'],
-  cluster_size: ['clusterSize'],
-  cluster_mode: ['clusterMode'],
   startup_command: ['startupCommand'],
-  bootstrap_script: ['bootstrapScript'],
-  callback_url: ['callbackUrl', 'callbackURL'],
   open_to_public: ['openToPublic'],
 };
 

@@ -6,19 +6,24 @@ import { z } from 'zod';
 import { bool, fold, int, list } from '../http/params';
 import type { CreateSessionInput } from './create';
 
-/** CONTRACT §7.1 input aliases: canonical name → other accepted spellings. */
-export const SESSION_ALIASES: Record<string, string[]> = {
-  name: ['session_name', 'clientSessionToken'],
+/** Aliases of what a session and a model service (its replicas' sessions) are both made from. */
+export const KERNEL_ALIASES: Record<string, string[]> = {
   image: ['lang'],
   arch: ['architecture'],
-  type: ['sessionType'],
   group: ['groupName', 'group_name'],
   domain: ['domainName', 'domain_name'],
   cluster_size: ['clusterSize'],
   cluster_mode: ['clusterMode'],
   bootstrap_script: ['bootstrapScript'],
-  starts_at: ['startsAt'],
   callback_url: ['callbackUrl', 'callbackURL'],
+};
+
+/** CONTRACT §7.1 input aliases: canonical name → other accepted spellings. */
+export const SESSION_ALIASES: Record<string, string[]> = {
+  ...KERNEL_ALIASES,
+  name: ['session_name', 'clientSessionToken'],
+  type: ['sessionType'],
+  starts_at: ['startsAt'],
   batch_timeout: ['batchTimeout'],
 };
 

@@ -5,11 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, LaunchHooks } from '../agent';
 import { RunnerAgent } from '../channel/runner-agent';
-import { kernelDir, prepareScratch, readTail, writeEtcFiles } from '../sandbox/kernel-dir';
+import { kernelDir, kernelRunDir, prepareScratch, readTail, writeEtcFiles } from '../sandbox/kernel-dir';
 import { sandboxArgv } from '../sandbox/sandbox';
 import { detectCgroups, KernelCgroup } from './cgroups';
 import { isRunning, killTree } from './process-tree';
@@ -57,13 +56,8 @@ export class LocalAgent extends RunnerAgent implements Agent {
     return kernelDir(this.options.dataDir, kernelId).scratch;
   }
 
-  /** Short and outside the data directory: Unix socket paths are limited to ~108 bytes. */
-  private runDir(kernelId: string): string {
-    return path.join(tmpdir(), 'berth-run', kernelId);
-  }
-
   private socketPath(kernelId: string): string {
-    return path.join(this.runDir(kernelId), 'kernel.sock');
+    return path.join(kernelRunDir(kernelId), 'kernel.sock');
   }
 
   appHost(): string {
@@ -77,7 +71,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
 
   private async createKernel(spec: KernelSpec): Promise<KernelInfo> {
     const dir = kernelDir(this.options.dataDir, spec.kernelId);
-    const runDir = this.runDir(spec.kernelId);
+    const runDir = kernelRunDir(spec.kernelId);
     prepareScratch(dir, spec, this.uid);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
@@ -163,7 +157,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
       record.cgroup.remove();
       this.kernels.delete(kernelId);
     }
-    rmSync(this.runDir(kernelId), { recursive: true, force: true });
+    rmSync(kernelRunDir(kernelId), { recursive: true, force: true });
     if (!options.keepScratch) rmSync(this.scratchDir(kernelId), { recursive: true, force: true });
   }
 
