@@ -1,6 +1,6 @@
 /** §Virtual folders (CONTRACT §9): folders, their files, storage hosts, quotas and host mounts. */
 import { z } from 'zod';
-import { raw, route } from '../http/route';
+import { emptyAfter, raw, route } from '../http/route';
 import { bool, fold, list, uuid } from '../http/params';
 import { createFolder, USAGE_MODES } from '../storage/create';
 import { folderInfo, listFolders } from '../storage/list';
@@ -50,10 +50,7 @@ export const folderRoutes = [
   route({
     method: 'DELETE', path: '/folders', privilege: 'superadmin', status: 'RUNNING', input: z.object({ id: uuid() }),
     summary: 'Move a folder to the trash by id; purge it when it is already there',
-    handler: async ({ app, principal, input }) => {
-      await deleteFolderById(app, principal, input.id);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(deleteFolderById(app, principal, input.id)),
   }),
 
   route({
@@ -99,10 +96,7 @@ export const folderRoutes = [
     method: 'POST', path: '/folders/_/change-ownership', privilege: 'superadmin', status: 'RUNNING',
     input: z.object({ vfolder: uuid(), user_email: z.string().min(1) }),
     summary: 'Give a user folder to another user',
-    handler: async ({ app, principal, input }) => {
-      await changeOwnership(app, principal, input.vfolder, input.user_email);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(changeOwnership(app, principal, input.vfolder, input.user_email)),
   }),
   route({
     method: 'GET', path: '/folders/_/fstab', privilege: 'superadmin', status: 'FROZEN',
@@ -144,27 +138,18 @@ export const folderRoutes = [
   route({
     method: 'DELETE', path: '/folders/:name', privilege: 'user', status: 'RUNNING', input: byName,
     summary: 'Move a folder to the trash (status delete-pending)',
-    handler: async ({ app, principal, input }) => {
-      await deleteFolder(app, principal, await findFolder(app, principal, input.name));
-      return {};
-    },
+    handler: async ({ app, principal, input }) => emptyAfter(deleteFolder(app, principal, await findFolder(app, principal, input.name))),
   }),
   route({
     method: 'POST', path: '/folders/:name/rename', privilege: 'user', status: 'RUNNING', input: byName.extend({ new_name: z.string() }),
     summary: 'Rename a folder',
-    handler: async ({ app, principal, input }) => {
-      await renameFolder(app, principal, input.name, input.new_name);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(renameFolder(app, principal, input.name, input.new_name)),
   }),
   route({
     method: 'POST', path: '/folders/:name/update-options', privilege: 'user', status: 'RUNNING',
     input: byName.extend({ cloneable: bool().nullish(), permission: permission.nullish() }),
     summary: "Change a folder's cloneable flag or permission",
-    handler: async ({ app, principal, input }) => {
-      await updateFolderOptions(app, principal, input.name, input);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(updateFolderOptions(app, principal, input.name, input)),
   }),
   route({
     method: 'POST', path: '/folders/:name/mkdir', privilege: 'user', status: 'FROZEN',
@@ -175,28 +160,19 @@ export const folderRoutes = [
   route({
     method: 'POST', path: '/folders/:name/move-file', privilege: 'user', status: 'FROZEN', input: byName.extend({ src: z.string(), dst: z.string() }),
     summary: 'Move a file or directory inside a folder (never overwriting)',
-    handler: async ({ app, principal, input }) => {
-      await moveFile(app, principal, input.name, input.src, input.dst);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(moveFile(app, principal, input.name, input.src, input.dst)),
   }),
   route({
     method: 'POST', path: ['/folders/:name/rename-file', '/folders/:name/rename_file'], privilege: 'user', status: 'FROZEN',
     input: byName.extend({ target_path: z.string(), new_name: z.string(), is_dir: bool().optional() }),
     summary: 'Rename a file or directory in place',
-    handler: async ({ app, principal, input }) => {
-      await renameFile(app, principal, input.name, input.target_path, input.new_name);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(renameFile(app, principal, input.name, input.target_path, input.new_name)),
   }),
   route({
     method: 'DELETE', path: ['/folders/:name/delete-files', '/folders/:name/delete_files'], privilege: 'user', status: 'FROZEN',
     input: byName.extend({ files: list(z.string()), recursive: bool().default(false) }),
     summary: 'Delete files (and directories with recursive) in a folder',
-    handler: async ({ app, principal, input }) => {
-      await deleteFiles(app, principal, input.name, input.files, input.recursive);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(deleteFiles(app, principal, input.name, input.files, input.recursive)),
   }),
   route({
     method: 'GET', path: '/folders/:name/files', privilege: 'user', status: 'FROZEN', input: byName.extend({ path: z.string().default('') }),
