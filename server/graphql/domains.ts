@@ -2,7 +2,7 @@
 import { isSuperadmin } from '../auth/principal';
 import type { Domain } from '../db/schema';
 import { Problem } from '../http/problem';
-import { dbOf, groupBy, loader, mutation, requireSuperadmin, type ResolverMap } from './context';
+import { associatedScalingGroups, dbOf, mutation, requireSuperadmin, type ResolverMap } from './context';
 import { loadDomain, type DomainProps } from '../domains/values';
 import { createDomain } from '../domains/create';
 import { modifyDomain } from '../domains/modify';
@@ -78,13 +78,7 @@ export const domainResolvers: ResolverMap = {
     },
   },
   Domain: {
-    scaling_groups: async (domain: Domain, _args, ctx) => {
-      const load = loader<string, { scaling_group: string }[]>(ctx, 'domain.scaling_groups', async (names) => {
-        const rows = await dbOf(ctx).selectFrom('sgroups_for_domains').select(['domain', 'scaling_group']).where('domain', 'in', names).orderBy('scaling_group').execute();
-        return groupBy(rows, (r) => r.domain);
-      });
-      return ((await load.load(domain.name)) ?? []).map((r) => r.scaling_group);
-    },
+    scaling_groups: (domain: Domain, _args, ctx) => associatedScalingGroups(ctx, 'domain', domain.name),
   },
   Mutation: {
     create_domain: mutation((args: { name: string; props: DomainProps }, ctx) => createDomain(ctx.app, ctx.principal, args)),

@@ -9,10 +9,9 @@ import { Problem } from '../http/problem';
 import {
   adminDomainScope,
   adminSees,
+  associatedScalingGroups,
   dbOf,
-  groupBy,
   isDomainAdmin,
-  loader,
   mutation,
   type GqlContext,
   type ResolverMap,
@@ -132,13 +131,7 @@ export const groupResolvers: ResolverMap = {
   Group: {
     type: (group: Group) => group.type.toUpperCase().replace(/-/g, '_'),
     container_registry: () => ({}),
-    scaling_groups: async (group: Group, _args, ctx) => {
-      const load = loader<string, { scaling_group: string }[]>(ctx, 'group.scaling_groups', async (ids) => {
-        const rows = await dbOf(ctx).selectFrom('sgroups_for_groups').select(['group_id', 'scaling_group']).where('group_id', 'in', ids).orderBy('scaling_group').execute();
-        return groupBy(rows, (r) => r.group_id);
-      });
-      return ((await load.load(group.id)) ?? []).map((r) => r.scaling_group);
-    },
+    scaling_groups: (group: Group, _args, ctx) => associatedScalingGroups(ctx, 'project', group.id),
   },
   Mutation: {
     create_group: mutation((args: { name: string; props: GroupProps & { domain_name: string } }, ctx) => createProject(ctx.app, ctx.principal, args)),
