@@ -1,5 +1,7 @@
 /** §Virtual folders (CONTRACT §9): folders, their files, storage hosts, quotas and host mounts. */
 import { z } from 'zod';
+import type { App } from '../app';
+import type { Principal } from '../auth/principal';
 import { emptyAfter, raw, route } from '../http/route';
 import { bool, fold, list, uuid } from '../http/params';
 import { createFolder, USAGE_MODES } from '../storage/create';
@@ -20,6 +22,19 @@ const text = () => z.string().refine((s) => !s.includes('\0'), 'must not contain
 
 const byName = z.object({ name: z.string().min(1) });
 const hostAndId = z.object({ folder_host: z.string().min(1), id: uuid() });
+
+/** A read of figures about one folder, named by host and id (CONTRACT §9.6). */
+function folderFigures(
+  path: string,
+  privilege: 'user' | 'superadmin',
+  summary: string,
+  figures: (app: App, caller: Principal, folderHost: string, id: string) => Promise<unknown>,
+) {
+  return route({
+    method: 'GET', path, privilege, status: 'FROZEN', input: hostAndId, summary,
+    handler: ({ app, principal, input }) => figures(app, principal, input.folder_host, input.id),
+  });
+}
 
 const createSchema = z.preprocess(
   (v) => fold({ host: ['folder_host'], group: ['group_id'], usage_mode: ['usageMode'], unmanaged_path: ['unmanagedPath'] }, v),
@@ -71,27 +86,15 @@ export const folderRoutes = [
     summary: "Measured performance figures of a storage host's volume",
     handler: ({ app, input }) => perfMetric(app, input.folder_host),
   }),
-  route({
-    method: 'GET', path: '/folders/_/quota', privilege: 'user', status: 'FROZEN', input: hostAndId,
-    summary: "Used bytes and limit of a folder's quota scope",
-    handler: ({ app, principal, input }) => getQuota(app, principal, input.folder_host, input.id),
-  }),
+  folderFigures('/folders/_/quota', 'user', "Used bytes and limit of a folder's quota scope", getQuota),
   route({
     method: 'POST', path: '/folders/_/quota', privilege: 'user', status: 'RUNNING',
     input: hostAndId.extend({ input: z.record(z.string(), z.unknown()) }),
     summary: "Set the limit of a folder's quota scope",
     handler: ({ app, principal, input }) => setQuota(app, principal, input.folder_host, input.id, input.input),
   }),
-  route({
-    method: 'GET', path: '/folders/_/usage', privilege: 'superadmin', status: 'FROZEN', input: hostAndId,
-    summary: 'File count and bytes of a folder',
-    handler: ({ app, principal, input }) => getUsage(app, principal, input.folder_host, input.id),
-  }),
-  route({
-    method: 'GET', path: '/folders/_/used-bytes', privilege: 'superadmin', status: 'FROZEN', input: hostAndId,
-    summary: 'Bytes of a folder',
-    handler: ({ app, principal, input }) => getUsedBytes(app, principal, input.folder_host, input.id),
-  }),
+  folderFigures('/folders/_/usage', 'superadmin', 'File count and bytes of a folder', getUsage),
+  folderFigures('/folders/_/used-bytes', 'superadmin', 'Bytes of a folder', getUsedBytes),
   route({
     method: 'POST', path: '/folders/_/change-ownership', privilege: 'superadmin', status: 'RUNNING',
     input: z.object({ vfolder: uuid(), user_email: z.string().min(1) }),
