@@ -14,6 +14,11 @@ export function storedType(wire: string): string {
   return stored;
 }
 
+/** The id of the project named `name` in `domain` (active or not), if there is one: names are unique per domain. */
+export async function projectIdByName(app: Pick<App, 'db'>, domain: string, name: string): Promise<string | undefined> {
+  return (await app.db.selectFrom('groups').select('id').where('domain_name', '=', domain).where('name', '=', name).executeTakeFirst())?.id;
+}
+
 export function loadGroup(app: App, id: string): Promise<Group | undefined> {
   return app.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
 }
