@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { ContainerCreateOptions, DeviceRequest } from 'dockerode';
 import type { KernelSpec } from '../agent';
 import { xtermFiles } from '../sandbox/xterm';
+import { kernelEnviron } from '../sandbox/kernel-env';
 
 export const RUNNER_IN_CONTAINER = '/opt/berth/kernel_runner.py';
 export const WEB_TERMINAL_IN_CONTAINER = '/opt/berth/web_terminal.py';
@@ -64,15 +65,8 @@ export function hostRuntime(): HostRuntime | null {
   return hostRuntimeCache;
 }
 
-const BASE_ENV: Record<string, string> = {
-  HOME: '/home/work',
-  USER: 'work',
-  LOGNAME: 'work',
-  SHELL: '/bin/bash',
-  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-  LANG: 'C.UTF-8',
-  PYTHONUNBUFFERED: '1',
-};
+/** The PATH of a Debian-like container image. */
+const CONTAINER_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 export function containerName(kernelId: string): string {
   return `berth-kernel-${kernelId}`;
@@ -93,7 +87,7 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions {
   const runtime = plan.imagePython ? null : hostRuntime();
   if (!plan.imagePython && !runtime) throw new Error('the image has no Python (ai.backend.runtime-path) and the host has no Python runtime to lend it');
   const interpreter = plan.imagePython ? [plan.imagePython, '-I'] : runtime!.argv;
-  const env = { ...BASE_ENV, ...spec.environ, HOME: '/home/work' };
+  const env = kernelEnviron(CONTAINER_PATH, spec.environ);
   const limits = spec.limits;
   const binds = [
     `${plan.scratchDir}:/home/work:rw`,

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { KernelSpec } from '../agent';
 import { XTERM_IN_SANDBOX, xtermFiles } from './xterm';
+import { kernelEnviron } from './kernel-env';
 
 export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
 /** The `ttyd` app (../../apps/session-apps), next to the runner on the host. */
@@ -38,19 +39,12 @@ export interface SandboxHost {
   cgroupProcs: string[];
 }
 
-const BASE_ENV: Record<string, string> = {
-  HOME: '/home/work',
-  USER: 'work',
-  LOGNAME: 'work',
-  SHELL: '/bin/bash',
-  PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin',
-  LANG: 'C.UTF-8',
-  PYTHONUNBUFFERED: '1',
-};
+/** The host's own PATH layout, seen through the sandbox. */
+const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
 
 export function sandboxArgv(kernel: SandboxedKernel, host: SandboxHost): { file: string; args: string[] } {
   const cmd = { ...host, ...kernel };
-  const env = { ...BASE_ENV, ...cmd.environ, HOME: '/home/work' };
+  const env = kernelEnviron(SANDBOX_PATH, cmd.environ);
   const namespaces =
     cmd.uid === null
       ? ['--unshare-all', '--share-net']
