@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { BerthClient } from '../../server/client';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
+import { openEventStream } from '../helpers/sse';
 
 let t: TestBerth;
 let alice: TestUser;
@@ -44,6 +45,16 @@ async function tried(user: TestUser, name: string) {
     return (info.statusData?.scheduler?.retries ?? 0) >= 1;
   });
   return info;
+}
+
+/** Asks for a scheduling pass and waits until one that started after the request has finished. */
+async function aPass(): Promise<void> {
+  const asked = Date.now();
+  await t.admin.call('POST', '/manager/scheduler/trigger', { body: { event: 'schedule' } });
+  await waitFor(async () => {
+    const { schedule } = await t.admin.call('GET', '/manager/scheduler/status');
+    return Boolean(schedule.finish_time) && Date.parse(schedule.execution_time) >= asked;
+  });
 }
 
 const failedNames = (info: any) => info.statusData.scheduler.failed_predicates.map((p: { name: string }) => p.name);
@@ -183,6 +194,86 @@ describe('agent_selection, positions and the queue view', () => {
     const answer = await gql(alice.client, '{ scheduling_queues { scaling_group } }');
     expect(answer.data?.scheduling_queues ?? null).toBeNull();
     expect(answer.errors[0].message).toMatch(/superadmin/);
+  });
+});
+
+describe('estimated start from lifetime limits', () => {
+  it("the head's start is when the sessions holding the agent end by their lifetime; unknown when one has no limit", async () => {
+    const holderUser = await t.createUser();
+    const policy = unique('hour');
+    await usePolicy(holderUser, policy, {});
+    await t.app.db.updateTable('keypair_resource_policies').set({ max_session_lifetime: 3600 }).where('name', '=', policy).execute();
+    const { data } = await t.admin.call('POST', '/admin/gql', { body: { query: '{ agents { available_slots occupied_slots } }' } });
+    const free = Number(JSON.parse(data.agents[0].available_slots).cpu) - Number(JSON.parse(data.agents[0].occupied_slots).cpu ?? 0);
+    const holder = unique('holder-secret');
+    await holderUser.client.call('POST', '/session', { body: { name: holder, image: 'shell', group: 'default', config: { resources: { cpu: free } } } });
+    const createdAt = Date.parse((await holderUser.client.call('GET', `/session/${holder}`)).creationTime);
+    const name = await submit(alice, { config: { resources: { cpu: 1 } } });
+    try {
+      const info = await tried(alice, name);
+      expect(failedNames(info)).toEqual(['agent_selection']);
+      expect(info.queuePosition).toBe(1);
+      expect(info.estimatedStart).toBe(new Date(createdAt + 3_600_000).toISOString());
+      // A time, never whose session it is.
+      const text = JSON.stringify(info);
+      expect(text).not.toContain(holder);
+      expect(text).not.toContain(holderUser.accessKey);
+      const list = await gql(alice.client, '{ compute_session_list(status: "PENDING", limit: 100) { items { name queue_position estimated_start } } }');
+      expect(list.data.compute_session_list.items.find((s: any) => s.name === name)).toMatchObject({ queue_position: 1, estimated_start: info.estimatedStart });
+      // The holder's policy without a lifetime limit: nothing says when it ends.
+      await t.app.db.updateTable('keypair_resource_policies').set({ max_session_lifetime: 0 }).where('name', '=', policy).execute();
+      expect((await alice.client.call('GET', `/session/${name}`)).estimatedStart).toBe('unknown');
+    } finally {
+      await alice.client.call('DELETE', `/session/${name}`);
+      await holderUser.client.call('DELETE', `/session/${holder}`);
+    }
+  });
+
+  it('a session behind one that takes the whole agent is estimated after the first one\'s own lifetime', async () => {
+    const hourly = await t.createUser();
+    const policy = unique('hour-all');
+    await usePolicy(hourly, policy, {});
+    await t.app.db.updateTable('keypair_resource_policies').set({ max_session_lifetime: 3600 }).where('name', '=', policy).execute();
+    const { data } = await t.admin.call('POST', '/admin/gql', { body: { query: '{ agents { available_slots occupied_slots } }' } });
+    const total = Number(JSON.parse(data.agents[0].available_slots).cpu);
+    const free = total - Number(JSON.parse(data.agents[0].occupied_slots).cpu ?? 0);
+    const holder = unique('holder');
+    await hourly.client.call('POST', '/session', { body: { name: holder, image: 'shell', group: 'default', config: { resources: { cpu: free } } } });
+    const first = await submit(hourly, { config: { resources: { cpu: total } } });
+    const second = await submit(alice, { config: { resources: { cpu: total } } });
+    try {
+      await tried(alice, second);
+      const holderEnd = Date.parse((await hourly.client.call('GET', `/session/${holder}`)).creationTime) + 3_600_000;
+      const firstInfo = await hourly.client.call('GET', `/session/${first}`);
+      expect(firstInfo.estimatedStart).toBe(new Date(holderEnd).toISOString());
+      // The first one starts then and runs until its own lifetime (from its creation) ends.
+      const secondInfo = await alice.client.call('GET', `/session/${second}`);
+      expect(secondInfo.queuePosition).toBe(2);
+      expect(secondInfo.estimatedStart).toBe(new Date(Date.parse(firstInfo.creationTime) + 3_600_000).toISOString());
+    } finally {
+      await hourly.client.call('DELETE', `/session/${first}`);
+      await alice.client.call('DELETE', `/session/${second}`);
+      await hourly.client.call('DELETE', `/session/${holder}`);
+    }
+  });
+});
+
+describe('session events on reason changes', () => {
+  it('announces a pending session\'s new reason once (session_enqueued with the reason), not on every pass', async () => {
+    const stream = await openEventStream(t.url, alice, '/events/session');
+    try {
+      const name = await submit(alice, { config: { resources: { cpu: 100000 } } });
+      const reasoned = await stream.next((e) => e.event === 'session_enqueued' && e.data.sessionName === name && e.data.reason !== '');
+      expect(reasoned.data.reason).toBe('No agent has room for it now (it needs cpu 100000, mem 128 MiB on one agent).');
+      await aPass();
+      await aPass();
+      await alice.client.call('DELETE', `/session/${name}`);
+      await stream.next((e) => ['session_cancelled', 'session_terminated'].includes(e.event) && e.data.sessionName === name);
+      const enqueued = stream.events.filter((e) => e.event === 'session_enqueued' && e.data.sessionName === name).map((e) => e.data.reason);
+      expect(enqueued).toEqual(['', reasoned.data.reason]);
+    } finally {
+      stream.close();
+    }
   });
 });
 
