@@ -3,7 +3,8 @@
  * order, counting only sessions that could start now, as a pass sees them) and an estimated start, given only
  * when it is honest and "unknown" otherwise: a reserved start time for a session that waits only for it, or, for
  * a session in line, the moment the capacity it waits for is freed by the lifetime limits of the sessions holding
- * it (./estimate). Under LIFO any newer submission goes first, so no session in line gets an estimate.
+ * it (./estimate), under FIFO and DRF and for a line of at most ESTIMATE_CAP sessions. Under LIFO any newer
+ * submission goes first, so no session in line gets an estimate.
  */
 import { sql } from 'kysely';
 import type { App } from '../../app';
@@ -30,8 +31,8 @@ interface PendingRef {
   starts_at: Date | null;
 }
 
-/** Sessions in line (or joining it, or holding capacity) beyond which no estimate is attempted. */
-const ESTIMATE_CAP = 2000;
+/** Sessions in line (or joining it, or holding capacity) beyond which no estimate is attempted: "unknown". */
+const ESTIMATE_CAP = 500;
 
 export async function selectionOf(db: Db, sgroup: string): Promise<Selection> {
   const row = await db.selectFrom('scaling_groups').select('scheduler').where('name', '=', sgroup).executeTakeFirst();
@@ -81,6 +82,30 @@ export async function queueOrder(db: Db, sgroup: string, now = new Date()): Prom
   return (await line(db, sgroup, now, await selectionOf(db, sgroup))).ordered.map((p) => p.id);
 }
 
+/**
+ * Positions of `ids` in a FIFO or LIFO line, computed by the database (priority first, then age, as ./schedule
+ * orders it), and how many are in line: a page of sessions costs no transfer of the whole queue.
+ */
+async function positionsInLine(db: Db, sgroup: string, ids: string[], now: Date, selection: 'fifo' | 'lifo'): Promise<{ positions: Map<string, number>; inLine: number }> {
+  // ./schedule compares ages in milliseconds and keeps the load order (oldest first) for ties.
+  const age = selection === 'lifo' ? sql`date_trunc('milliseconds', s.created_at) desc, s.created_at` : sql`s.created_at`;
+  const rows = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('sessions as s')
+        .select(['s.id', sql<number>`row_number() over (order by s.priority desc, ${age}, s.id)::int`.as('position'), sql<number>`count(*) over ()::int`.as('in_line')])
+        .where('s.status', '=', 'PENDING')
+        .where('s.scaling_group_name', '=', sgroup)
+        .where((w) => couldStartNow(w, now))
+        .as('line'),
+    )
+    .select(['line.id', 'line.position', 'line.in_line'])
+    .where('line.id', 'in', ids)
+    .execute();
+  const inLine = rows[0]?.in_line ?? 0;
+  return { positions: new Map(rows.map((r) => [r.id, r.position])), inLine };
+}
+
 /** Position and estimated start of each pending session among `sessions` (others are left out). */
 export async function queuePlaces(app: App, sessions: PendingRef[]): Promise<Map<string, QueuePlace>> {
   const out = new Map<string, QueuePlace>();
@@ -88,11 +113,22 @@ export async function queuePlaces(app: App, sessions: PendingRef[]): Promise<Map
   const pending = sessions.filter((s) => s.status === 'PENDING');
   for (const sgroup of new Set(pending.map((s) => s.scaling_group_name))) {
     const selection = await selectionOf(app.db, sgroup);
-    const { rows, ordered } = await line(app.db, sgroup, now, selection);
-    const index = new Map(ordered.map((p, i) => [p.id, i + 1]));
     const mine = pending.filter((p) => p.scaling_group_name === sgroup);
+    let index: Map<string, number>;
+    let rows: LineRow[] | null = null;
+    if (selection === 'drf') {
+      // Dominant shares are computed here, not by the database: the whole line is loaded.
+      const loaded = await line(app.db, sgroup, now, selection);
+      rows = loaded.rows;
+      index = new Map(loaded.ordered.map((p, i) => [p.id, i + 1]));
+    } else {
+      const { positions, inLine } = await positionsInLine(app.db, sgroup, mine.map((s) => s.id), now, selection);
+      index = positions;
+      // A long line is left without estimates (they would cost the whole queue per request).
+      if (selection === 'fifo' && positions.size && inLine <= ESTIMATE_CAP) rows = await lineRows(app.db, sgroup, now);
+    }
     const inLine = new Set(mine.filter((s) => index.has(s.id)).map((s) => s.id));
-    const starts = inLine.size && selection !== 'lifo' ? await estimate(app.db, sgroup, rows, selection, inLine, now) : new Map<string, number>();
+    const starts = rows && inLine.size && selection !== 'lifo' ? await estimate(app.db, sgroup, rows, selection, inLine, now) : new Map<string, number>();
     for (const s of mine) {
       const position = index.get(s.id) ?? null;
       const reserved = s.starts_at && s.starts_at.getTime() > now.getTime();

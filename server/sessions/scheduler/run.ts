@@ -42,6 +42,15 @@ export class SessionScheduler {
   private again = false;
   /** What asked for the next pass, as GET /manager/scheduler/status reports it. */
   private reason = 'event';
+  /**
+   * Sessions submitted since the last pass, when nothing else asked for one. Only a freed capacity (a session
+   * ending, an agent joining or changing, a limit changing, a reserved time or the periodic timer) can let a session
+   * that a pass left pending start: free slots and headroom under limits only shrink otherwise. So until one of
+   * those comes, a pass needs to look only at these (a delta pass), not at the whole queue again.
+   */
+  private fresh = new Set<string>();
+  /** Whether the next pass must look at every pending session (anything but a submission asked for it). */
+  private full = true;
   private cursor = 0;
   private lastPassMs = 0;
   private wake: NodeJS.Timeout | null = null;
@@ -53,9 +62,14 @@ export class SessionScheduler {
     this.timer.unref();
   }
 
-  /** `reason`: `event` (enqueue, termination, an agent joining) or `timer`. */
-  trigger(reason = 'event'): void {
+  /**
+   * `reason`: `event` (enqueue, termination, an agent joining) or `timer`. `submitted`: the session whose
+   * submission asks for the pass (nothing freed capacity); without it, the next pass is a full one.
+   */
+  trigger(reason = 'event', submitted?: string): void {
     this.reason = reason;
+    if (submitted) this.fresh.add(submitted);
+    else this.full = true;
     if (this.running) {
       this.again = true;
       return;
@@ -73,8 +87,17 @@ export class SessionScheduler {
     try {
       do {
         this.again = false;
+        const only = this.full ? undefined : [...this.fresh];
+        this.full = false;
+        this.fresh.clear();
         const started = performance.now();
-        const scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass());
+        let scheduled: string[];
+        try {
+          scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass(only));
+        } catch (err) {
+          this.full = true; // what it was to look at is not known to be done: look at everything next time
+          throw err;
+        }
         this.lastPassMs = performance.now() - started;
         if (scheduled.length) this.onScheduled(scheduled);
         // Coalesce the triggers that arrive meanwhile: wait twice as long as the pass took before the next one.
@@ -87,10 +110,14 @@ export class SessionScheduler {
     }
   }
 
-  /** One pass; returns the ids of the sessions it scheduled. */
-  async pass(): Promise<string[]> {
-    const { scheduled, reasons } = await this.app.db.transaction().execute((trx) => this.passIn(trx));
-    await this.armWake();
+  /**
+   * One pass; returns the ids of the sessions it scheduled. `only`: a delta pass over these sessions (submitted
+   * since the last pass, nothing freed since); without it, every pending session that could start now.
+   */
+  async pass(only?: string[]): Promise<string[]> {
+    if (only && !only.length) return [];
+    const { scheduled, reasons } = await this.app.db.transaction().execute((trx) => this.passIn(trx, only));
+    await this.armWake(only);
     for (const { session, info } of reasons) publishPendingReason(this.app, session, info);
     for (const session of scheduled) {
       this.app.events.publishStatus(session.id, 'SCHEDULED');
@@ -99,16 +126,17 @@ export class SessionScheduler {
     return scheduled.map((s) => s.id);
   }
 
-  /** Wakes the scheduler when the earliest reserved start time comes. */
-  private async armWake(): Promise<void> {
+  /** Wakes the scheduler when the earliest reserved start time comes (after a delta pass: if one of `only` is earlier). */
+  private async armWake(only?: string[]): Promise<void> {
     const next = await this.app.db
       .selectFrom('sessions')
       .select((eb) => eb.fn.min('starts_at').as('at'))
       .where('status', '=', 'PENDING')
       .where('starts_at', '>', new Date())
+      .$if(!!only, (q) => q.where('id', 'in', only!))
       .executeTakeFirst();
     const at = next?.at ? new Date(next.at as unknown as string).getTime() : Infinity;
-    if (at === this.wakeAt) return;
+    if (at === this.wakeAt || (only && at >= this.wakeAt)) return;
     if (this.wake) clearTimeout(this.wake);
     this.wake = null;
     this.wakeAt = at;
@@ -120,13 +148,14 @@ export class SessionScheduler {
     this.wake.unref();
   }
 
-  private async passIn(trx: Db) {
+  private async passIn(trx: Db, only?: string[]) {
     const now = new Date();
     // Only sessions that could start now: reserved times reached, every dependency finished successfully.
     const pendingRows = await trx
       .selectFrom('sessions as s')
       .select([...PENDING_COLUMNS, 's.name', sql<SchedulerStatus | null>`s.status_data->'scheduler'`.as('last_verdict')])
       .where('s.status', '=', 'PENDING')
+      .$if(!!only, (q) => q.where('s.id', 'in', only!))
       .where((eb) => couldStartNow(eb, now))
       .orderBy('s.created_at')
       .forUpdate('s')
