@@ -139,6 +139,10 @@ try {
   console.log(listLine(`${firstDue} pending in line + ${TOTAL} reserved`, listInLine));
   console.log(`\nSubmissions of due (unplaceable) sessions, 0–${due} pending: ${dueRate.toFixed(0)}/s`);
   console.log(`Scheduling pass (driver and its queries, via POST /manager/scheduler/trigger) with ${due} due but unplaceable + ${TOTAL} reserved pending: p50 ${pct(passes, 50).toFixed(1)} ms, max ${Math.max(...passes).toFixed(1)} ms`);
+} catch (err) {
+  // The manager's own account of what failed (it logs errors as JSON lines on stdout).
+  for (const line of berth.output().split('\n').filter((l) => /error|"level":(50|60)/i.test(l)).slice(-3)) console.error(line);
+  throw err;
 } finally {
   client.close();
   await berth.stop();

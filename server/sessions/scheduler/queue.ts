@@ -129,27 +129,36 @@ export async function queuePlaces(app: App, sessions: PendingRef[]): Promise<Map
     }
     const inLine = new Set(mine.filter((s) => index.has(s.id)).map((s) => s.id));
     const starts = rows && inLine.size && selection !== 'lifo' ? await estimate(app.db, sgroup, rows, selection, inLine, now) : new Map<string, number>();
+    const reserved = mine.filter((s) => !index.has(s.id) && s.starts_at && s.starts_at.getTime() > now.getTime());
+    const blocked = await blockedByDependencies(app.db, reserved.map((s) => s.id));
     for (const s of mine) {
       const position = index.get(s.id) ?? null;
-      const reserved = s.starts_at && s.starts_at.getTime() > now.getTime();
       const start = starts.get(s.id);
-      const estimatedStart = position === null ? (reserved ? await reservedStart(app.db, s) : 'unknown') : start !== undefined ? new Date(start).toISOString() : 'unknown';
+      let estimatedStart = 'unknown';
+      if (position !== null && start !== undefined) estimatedStart = new Date(start).toISOString();
+      // Not in line: its reserved time is an honest estimate only when nothing else (dependencies) holds it back.
+      else if (position === null && reserved.includes(s) && !blocked.has(s.id)) estimatedStart = s.starts_at!.toISOString();
       out.set(s.id, { position, estimatedStart });
     }
   }
   return out;
 }
 
-/** A reserved start time is an honest estimate only when nothing else (dependencies) holds the session back. */
-async function reservedStart(db: Db, s: PendingRef): Promise<string> {
-  const blocked = await db
+/**
+ * Of `ids`, those with a dependency not (yet) finished successfully: for them a reserved start time is no honest
+ * estimate. One query for a page of sessions.
+ */
+async function blockedByDependencies(db: Db, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db
     .selectFrom('session_dependencies as d')
     .innerJoin('sessions as p', 'p.id', 'd.depends_on')
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('d.session_id', '=', s.id)
+    .select('d.session_id')
+    .distinct()
+    .where('d.session_id', 'in', ids)
     .where((w) => w.not(w.and([w('p.status', '=', 'TERMINATED'), w('p.result', '=', 'success')])))
-    .executeTakeFirst();
-  return Number(blocked?.n ?? 0) > 0 ? 'unknown' : s.starts_at!.toISOString();
+    .execute();
+  return new Set(rows.map((r) => r.session_id));
 }
 
 /**
@@ -157,7 +166,8 @@ async function reservedStart(db: Db, s: PendingRef): Promise<string> {
  * sessions holding capacity with their lifetime limits) and runs it: session id → estimated start.
  */
 async function estimate(db: Db, sgroup: string, rows: LineRow[], selection: Selection, targets: Set<string>, now: Date): Promise<Map<string, number>> {
-  if (rows.length > ESTIMATE_CAP) return new Map();
+  // Empty: the sessions left the line (a pass scheduled them) between reading their positions and the line.
+  if (!rows.length || rows.length > ESTIMATE_CAP) return new Map();
   const joiningRows = await db
     .selectFrom('sessions as s')
     .select([...PENDING_COLUMNS, 's.batch_timeout'])
