@@ -18,6 +18,16 @@ const BAND = Math.min(1000, TOTAL);
 const CLIENTS = 20;
 const DB = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'pglite';
 
+/** The dashboard's session-list query, as components/sessions/useSessions.ts sends it for the "running" tab. */
+const LIST_QUERY = `query($status: String, $limit: Int, $offset: Int, $order: String, $filter: String) {
+  compute_session_list(status: $status, limit: $limit, offset: $offset, order: $order, filter: $filter) {
+    total_count
+    items { id name type status status_info queue_position estimated_start image created_at terminated_at occupied_slots cluster_size group_name }
+  }
+}`;
+const LIST_VARIABLES = { status: 'PENDING,SCHEDULED,PULLING,PREPARING,RUNNING,RESTARTING,RUNNING_DEGRADED,TERMINATING,ERROR', limit: 25, offset: 0, order: '-created_at', filter: null };
+const LIST_RUNS = Number(process.env.BENCH_LIST_RUNS ?? 100);
+
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
 
@@ -33,6 +43,18 @@ async function submit(client, prefix, count, extra) {
   }));
   return count / ((performance.now() - t) / 1000);
 }
+
+/** The dashboard's session list, one request at a time (the first 10 warm up and are not counted): ms each. */
+async function listTimes(client) {
+  const times = [];
+  for (let i = 0; i < LIST_RUNS + 10; i++) {
+    const t = performance.now();
+    await client.call('POST', '/admin/gql', { body: { query: LIST_QUERY, variables: LIST_VARIABLES } });
+    if (i >= 10) times.push(performance.now() - t);
+  }
+  return times;
+}
+const listLine = (what, times) => `Dashboard session-list query (GraphQL, 25 rows) with ${what}: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms`;
 
 /** Operator-triggered passes, timed by the manager's own report (GET /manager/scheduler/status). */
 async function passTimes(client, runs) {
@@ -97,17 +119,30 @@ try {
   console.log('| pending before | submissions/s | vs empty queue |');
   console.log('|---:|---:|---:|');
   let empty = 0;
+  let listReserved = null;
   for (let from = 0; from < TOTAL; from += BAND) {
     const rate = await submit(client, `q${from}`, BAND, { starts_at: tomorrow });
     empty ||= rate;
     console.log(`| ${from}–${from + BAND} | ${rate.toFixed(0)} | ${((rate / empty) * 100).toFixed(0)} % |`);
+    if (from === 0) listReserved = await listTimes(client);
   }
-  // A queue the scheduler must look at: sessions larger than any agent, due now.
+  // A queue the scheduler must look at: sessions larger than any agent, due now (all in line: each has a position).
   const due = Number(process.env.BENCH_DUE ?? TOTAL);
-  const dueRate = await submit(client, 'huge', due, { config: { resources: { cpu: 100000 } } });
+  const firstDue = Math.min(BAND, due);
+  const huge = { config: { resources: { cpu: 100000 } } };
+  const firstRate = await submit(client, 'huge', firstDue, huge);
+  const listInLine = await listTimes(client);
+  const restRate = due > firstDue ? await submit(client, 'huge-more', due - firstDue, huge) : firstRate;
+  const dueRate = due / (firstDue / firstRate + (due - firstDue) / restRate);
   const passes = await passTimes(client, 5);
+  console.log(`\n${listLine(`${BAND} pending (reserved, after the first band)`, listReserved)}`);
+  console.log(listLine(`${firstDue} pending in line + ${TOTAL} reserved`, listInLine));
   console.log(`\nSubmissions of due (unplaceable) sessions, 0–${due} pending: ${dueRate.toFixed(0)}/s`);
   console.log(`Scheduling pass (driver and its queries, via POST /manager/scheduler/trigger) with ${due} due but unplaceable + ${TOTAL} reserved pending: p50 ${pct(passes, 50).toFixed(1)} ms, max ${Math.max(...passes).toFixed(1)} ms`);
+} catch (err) {
+  // The manager's own account of what failed (it logs errors as JSON lines on stdout).
+  for (const line of berth.output().split('\n').filter((l) => /error|"level":(50|60)/i.test(l)).slice(-3)) console.error(line);
+  throw err;
 } finally {
   client.close();
   await berth.stop();

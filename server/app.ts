@@ -34,9 +34,10 @@ export interface App {
   appProxyUrl: string | null;
   /**
    * Asks for a scheduling pass soon: the one way any part asks (set by the sessions module at start). `reason`
-   * (default `event`) is what GET /manager/scheduler/status reports as the pass's trigger.
+   * (default `event`) is what GET /manager/scheduler/status reports as the pass's trigger. `submitted`: the
+   * session whose submission asks (and nothing else): the pass may look at it alone (./sessions/scheduler/run).
    */
-  triggerScheduler: (reason?: string) => void;
+  triggerScheduler: (reason?: string, submitted?: string) => void;
   close(): Promise<void>;
 }
 

@@ -81,7 +81,8 @@ function SessionRow({ session, now }: { session: SessionSummary; now: number | n
           </span>
         </Tooltip>
         {session.status === 'PENDING' && (
-          <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }} data-testid="queue-place">
+          <Typography variant="caption" color="text.secondary" sx={{ display: 'block', maxWidth: 360 }} data-testid="queue-place">
+            {session.status_info ? `${session.status_info} ` : ''}
             {queueWords(session.queue_position, session.estimated_start)}
           </Typography>
         )}

@@ -160,7 +160,7 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
   const started = input.enqueueOnly ? null : waitForStart(app, sessionId, input.maxWaitSeconds);
   publishSessionEvent(app, session, 'session_enqueued', session.status_info ?? '', null);
-  app.triggerScheduler();
+  app.triggerScheduler('event', sessionId);
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;
   return { sessionId, sessionName: input.name, status, servicePorts: compactServicePorts(withPreopen(appsOf(image), preopenPorts(input.config.preopen_ports))), created: true };

@@ -65,7 +65,7 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
     await service.start();
   }
   // A replica that is not the leader asks the leader for a pass (a session was created or ended through it).
-  app.triggerScheduler = (reason) => (scheduler ? scheduler.trigger(reason) : app.cluster.signal('scheduler'));
+  app.triggerScheduler = (reason, submitted) => (scheduler ? scheduler.trigger(reason, submitted) : app.cluster.signal('scheduler'));
   app.cluster.onSignal('scheduler', () => scheduler?.trigger());
   if (roles.singletons) {
     app.leases.add({

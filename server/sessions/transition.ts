@@ -91,7 +91,7 @@ export async function publishKernelEvent(app: App, kernel: Kernel, name: string,
 }
 
 /** An event in a session's scope, with the payload every session and kernel event carries (and `extra`). */
-function sessionScoped(session: Session, name: string, reason: string, exitCode: number | null, extra: Record<string, unknown> = {}) {
+function sessionScoped(session: Pick<Session, 'id' | 'name' | 'access_key' | 'domain_name' | 'group_id'>, name: string, reason: string, exitCode: number | null, extra: Record<string, unknown> = {}) {
   return {
     name,
     domainName: session.domain_name,
@@ -104,6 +104,15 @@ function sessionScoped(session: Session, name: string, reason: string, exitCode:
 export function publishSessionEvent(app: App, session: Session, name: string, reason: string, exitCode: number | null): void {
   app.events.publishSession(sessionScoped(session, name, reason, ['session_success', 'session_failure'].includes(name) ? exitCode : null));
   if (session.callback_url) notifyCallback(app, session.callback_url, session.id, name.replace(/^session_/, ''));
+}
+
+/**
+ * A pending session's reason changed (a pass found it waiting for something else): `session_enqueued` again,
+ * with the new status_info as its reason, so event listeners see why it still waits. Not a lifecycle step, so the
+ * creator's callback_url is not notified.
+ */
+export function publishPendingReason(app: App, session: Pick<Session, 'id' | 'name' | 'access_key' | 'domain_name' | 'group_id'>, reason: string): void {
+  app.events.publishSession(sessionScoped(session, 'session_enqueued', reason, null));
 }
 
 function notifyCallback(app: App, url: string, sessionId: string, event: string): void {

@@ -251,4 +251,36 @@ describe('statistics and administration pages', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('shows why a session waits and where it is in line: the session list and page to its owner, the queue page to a superadmin', async () => {
+    await user.call('POST', '/session', { body: { name: 'queued-big', image: 'shell', enqueueOnly: true, config: { resources: { cpu: 100000 } } } });
+    await vi.waitFor(async () => expect((await user.call('GET', '/session/queued-big')).statusData.scheduler?.retries ?? 0).toBeGreaterThanOrEqual(1), { timeout: 30_000, interval: 200 });
+    const reason = 'No agent has room for it now (it needs cpu 100000';
+    // Another pending session (the image import's) may be ahead of it: the words follow the position the API gives.
+    const { queuePosition } = await user.call('GET', '/session/queued-big');
+    const words = `${queuePosition === 1 ? 'next in line' : `number ${queuePosition} in line`}; start time unknown`;
+    try {
+      await signInAs(USER.email, USER.password);
+      await page.goto(`${webUrl}/sessions`);
+      const place = page.locator('[data-testid="session-row"][data-session-name="queued-big"]').getByTestId('queue-place');
+      await place.waitFor();
+      expect(await place.innerText()).toContain(reason);
+      expect(await place.innerText()).toContain(words);
+      await page.getByRole('link', { name: 'queued-big' }).click();
+      expect(await page.getByTestId('status-info').innerText()).toContain(`Waiting: ${reason}`);
+      expect(await page.getByTestId('queue-place').innerText()).toBe(`In the queue: ${words}.`);
+
+      await signInAs(adminEmail, ADMIN_PASSWORD);
+      await page.goto(`${webUrl}/admin/queue`);
+      const group = page.getByTestId('queue-group').filter({ hasText: 'default' });
+      await group.waitFor();
+      const text = await group.innerText();
+      expect(text).toContain('(FIFO)');
+      expect(text).toMatch(/The head asks for .*; the most any one agent has free: cpu /);
+      expect(text).toContain(`${USER.email} 1 in line`);
+      expect(text).toContain('queued-big');
+      expect(text).toContain(reason);
+    } finally {
+      await user.call('DELETE', '/session/queued-big');
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { BerthClient } from '../../server/client';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
+import { openEventStream } from '../helpers/sse';
 
 let t: TestBerth;
 let alice: TestUser;
@@ -44,6 +45,16 @@ async function tried(user: TestUser, name: string) {
     return (info.statusData?.scheduler?.retries ?? 0) >= 1;
   });
   return info;
+}
+
+/** Asks for a scheduling pass and waits until one that started after the request has finished. */
+async function aPass(): Promise<void> {
+  const asked = Date.now();
+  await t.admin.call('POST', '/manager/scheduler/trigger', { body: { event: 'schedule' } });
+  await waitFor(async () => {
+    const { schedule } = await t.admin.call('GET', '/manager/scheduler/status');
+    return Boolean(schedule.finish_time) && Date.parse(schedule.execution_time) >= asked;
+  });
 }
 
 const failedNames = (info: any) => info.statusData.scheduler.failed_predicates.map((p: { name: string }) => p.name);
@@ -186,35 +197,121 @@ describe('agent_selection, positions and the queue view', () => {
   });
 });
 
+describe('estimated start from lifetime limits', () => {
+  it("the head's start is when the sessions holding the agent end by their lifetime; unknown when one has no limit", async () => {
+    const holderUser = await t.createUser();
+    const policy = unique('hour');
+    await usePolicy(holderUser, policy, {});
+    await t.app.db.updateTable('keypair_resource_policies').set({ max_session_lifetime: 3600 }).where('name', '=', policy).execute();
+    const { data } = await t.admin.call('POST', '/admin/gql', { body: { query: '{ agents { available_slots occupied_slots } }' } });
+    const free = Number(JSON.parse(data.agents[0].available_slots).cpu) - Number(JSON.parse(data.agents[0].occupied_slots).cpu ?? 0);
+    const holder = unique('holder-secret');
+    await holderUser.client.call('POST', '/session', { body: { name: holder, image: 'shell', group: 'default', config: { resources: { cpu: free } } } });
+    const createdAt = Date.parse((await holderUser.client.call('GET', `/session/${holder}`)).creationTime);
+    const name = await submit(alice, { config: { resources: { cpu: 1 } } });
+    try {
+      const info = await tried(alice, name);
+      expect(failedNames(info)).toEqual(['agent_selection']);
+      expect(info.queuePosition).toBe(1);
+      expect(info.estimatedStart).toBe(new Date(createdAt + 3_600_000).toISOString());
+      // A time, never whose session it is.
+      const text = JSON.stringify(info);
+      expect(text).not.toContain(holder);
+      expect(text).not.toContain(holderUser.accessKey);
+      const list = await gql(alice.client, '{ compute_session_list(status: "PENDING", limit: 100) { items { name queue_position estimated_start } } }');
+      expect(list.data.compute_session_list.items.find((s: any) => s.name === name)).toMatchObject({ queue_position: 1, estimated_start: info.estimatedStart });
+      // The holder's policy without a lifetime limit: nothing says when it ends.
+      await t.app.db.updateTable('keypair_resource_policies').set({ max_session_lifetime: 0 }).where('name', '=', policy).execute();
+      expect((await alice.client.call('GET', `/session/${name}`)).estimatedStart).toBe('unknown');
+    } finally {
+      await alice.client.call('DELETE', `/session/${name}`);
+      await holderUser.client.call('DELETE', `/session/${holder}`);
+    }
+  });
+
+  it('a session behind one that takes the whole agent is estimated after the first one\'s own lifetime', async () => {
+    const hourly = await t.createUser();
+    const policy = unique('hour-all');
+    await usePolicy(hourly, policy, {});
+    await t.app.db.updateTable('keypair_resource_policies').set({ max_session_lifetime: 3600 }).where('name', '=', policy).execute();
+    const { data } = await t.admin.call('POST', '/admin/gql', { body: { query: '{ agents { available_slots occupied_slots } }' } });
+    const total = Number(JSON.parse(data.agents[0].available_slots).cpu);
+    const free = total - Number(JSON.parse(data.agents[0].occupied_slots).cpu ?? 0);
+    const holder = unique('holder');
+    await hourly.client.call('POST', '/session', { body: { name: holder, image: 'shell', group: 'default', config: { resources: { cpu: free } } } });
+    const first = await submit(hourly, { config: { resources: { cpu: total } } });
+    const second = await submit(alice, { config: { resources: { cpu: total } } });
+    try {
+      await tried(alice, second);
+      const holderEnd = Date.parse((await hourly.client.call('GET', `/session/${holder}`)).creationTime) + 3_600_000;
+      const firstInfo = await hourly.client.call('GET', `/session/${first}`);
+      expect(firstInfo.estimatedStart).toBe(new Date(holderEnd).toISOString());
+      // The first one starts then and runs until its own lifetime (from its creation) ends.
+      const secondInfo = await alice.client.call('GET', `/session/${second}`);
+      expect(secondInfo.queuePosition).toBe(2);
+      expect(secondInfo.estimatedStart).toBe(new Date(Date.parse(firstInfo.creationTime) + 3_600_000).toISOString());
+    } finally {
+      await hourly.client.call('DELETE', `/session/${first}`);
+      await alice.client.call('DELETE', `/session/${second}`);
+      await hourly.client.call('DELETE', `/session/${holder}`);
+    }
+  });
+});
+
+describe('session events on reason changes', () => {
+  it('announces a pending session\'s new reason once (session_enqueued with the reason), not on every pass', async () => {
+    const stream = await openEventStream(t.url, alice, '/events/session');
+    try {
+      const name = await submit(alice, { config: { resources: { cpu: 100000 } } });
+      const reasoned = await stream.next((e) => e.event === 'session_enqueued' && e.data.sessionName === name && e.data.reason !== '');
+      expect(reasoned.data.reason).toBe('No agent has room for it now (it needs cpu 100000, mem 128 MiB on one agent).');
+      await aPass();
+      await aPass();
+      await alice.client.call('DELETE', `/session/${name}`);
+      await stream.next((e) => ['session_cancelled', 'session_terminated'].includes(e.event) && e.data.sessionName === name);
+      const enqueued = stream.events.filter((e) => e.event === 'session_enqueued' && e.data.sessionName === name).map((e) => e.data.reason);
+      expect(enqueued).toEqual(['', reasoned.data.reason]);
+    } finally {
+      stream.close();
+    }
+  });
+});
+
 describe('many pending sessions', () => {
-  it('with 1,000 sessions pending, 200 concurrent creates never pass a concurrency limit of 2', async () => {
+  it('with 10,000 sessions pending (half due but unplaceable, half reserved), 200 concurrent creates never pass a concurrency limit of 2', async () => {
     const erin = await t.createUser();
     const frank = await t.createUser();
     await usePolicy(frank, unique('two'), { max_concurrent_sessions: 2 });
-    // One reserved session through the API, 999 copies of it in one statement: the queue the creates race past.
-    const template = await submit(erin, { type: 'batch', startupCommand: 'true', starts_at: '3h' });
+    // Two sessions through the API, 4,999 copies of each in one statement: the queue the creates race past. The
+    // unplaceable ones are in line, so every pass loads and locks them; the reserved ones wait for their time.
+    const reserved = await submit(erin, { type: 'batch', startupCommand: 'true', starts_at: '3h' });
+    const huge = await submit(erin, { config: { resources: { cpu: 100000 } } });
+    await tried(erin, huge);
     await sql`
       insert into sessions (id, name, access_key, user_uuid, domain_name, group_id, scaling_group_name, session_type, image_id, image,
                             status, status_info, status_data, status_history, requested_slots, startup_command, starts_at, created_at)
       select gen_random_uuid(), s.name || '-' || g, s.access_key, s.user_uuid, s.domain_name, s.group_id, s.scaling_group_name, s.session_type,
-             s.image_id, s.image, s.status, s.status_info, s.status_data, s.status_history, s.requested_slots, s.startup_command, s.starts_at, s.created_at
-      from sessions s, generate_series(1, 999) g
-      where s.access_key = ${erin.accessKey} and s.name = ${template}
+             s.image_id, s.image, s.status, s.status_info, s.status_data, s.status_history, s.requested_slots, s.startup_command, s.starts_at,
+             s.created_at + g * interval '1 microsecond'
+      from sessions s, generate_series(1, 4999) g
+      where s.access_key = ${erin.accessKey} and s.name in (${reserved}, ${huge})
     `.execute(t.app.db);
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => frank.client.request('POST', '/session', { body: { name: `many-${i}`, image: 'shell', group: 'default', enqueueOnly: true } })));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     const holding = () => t.app.db.selectFrom('sessions').select('id').where('access_key', '=', frank.accessKey).where('status', 'not in', ['PENDING', 'TERMINATED', 'CANCELLED']).execute();
     await waitFor(async () => (await holding()).length === 2);
-    await t.admin.call('POST', '/manager/scheduler/trigger', { body: { event: 'schedule' } });
-    await new Promise((r) => setTimeout(r, 500));
+    // Passes after the creates' (one more, asked for and finished): still two.
+    await aPass();
     expect((await holding()).length).toBe(2);
     const waiting = await frank.client.call('GET', '/session/many-150');
     expect(waiting.status).toBe('PENDING');
     const counts = await gql(t.admin, '{ scheduling_queues { scaling_group not_ready per_user { access_key in_line not_ready } } }');
     const users = counts.data.scheduling_queues.find((q: any) => q.scaling_group === 'default').per_user;
-    expect(users.find((u: any) => u.access_key === erin.accessKey)).toMatchObject({ in_line: 0, not_ready: 1000 });
+    expect(users.find((u: any) => u.access_key === erin.accessKey)).toMatchObject({ in_line: 5000, not_ready: 5000 });
     expect(users.find((u: any) => u.access_key === frank.accessKey).in_line).toBe(198);
-    await t.admin.call('PUT', '/manager/status', { body: { status: 'frozen', force_kill: true } });
-    await t.admin.call('PUT', '/manager/status', { body: { status: 'running', force_kill: false } });
+    // Clean up: the 10,000 rows leave in one statement (one by one, as an operator's freeze does, takes long), the
+    // two running sessions through the API.
+    await t.app.db.updateTable('sessions').set({ status: 'CANCELLED', terminated_at: new Date() }).where('access_key', 'in', [erin.accessKey, frank.accessKey]).where('status', '=', 'PENDING').execute();
+    for (const { id } of await holding()) await frank.client.call('DELETE', `/session/${id}`, { query: { forced: true } });
   }, 120_000);
 });

@@ -12,11 +12,12 @@
 import { sql } from 'kysely';
 import type { App } from '../../app';
 import type { Db } from '../../db';
+import type { Agent, Session } from '../../db/schema';
 import { json } from '../../db';
 import { addAmounts, formatAmount, toAmounts, type Amounts } from '../../resources/slots';
 import { COUNTING_QUOTA } from '../states';
 import { schedulerOf } from '../../manager/scheduler';
-import { publishSessionEvent } from '../transition';
+import { publishPendingReason, publishSessionEvent } from '../transition';
 import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection, type Verdict } from './schedule';
 import { ALL_PASSED, statusInfo, type SchedulerStatus } from './reasons';
 import { couldStartNow } from './ready';
@@ -41,6 +42,15 @@ export class SessionScheduler {
   private again = false;
   /** What asked for the next pass, as GET /manager/scheduler/status reports it. */
   private reason = 'event';
+  /**
+   * Sessions submitted since the last pass, when nothing else asked for one. Only a freed capacity (a session
+   * ending, an agent joining or changing, a limit changing, a reserved time or the periodic timer) can let a session
+   * that a pass left pending start: free slots and headroom under limits only shrink otherwise. So until one of
+   * those comes, a pass needs to look only at these (a delta pass), not at the whole queue again.
+   */
+  private fresh = new Set<string>();
+  /** Whether the next pass must look at every pending session (anything but a submission asked for it). */
+  private full = true;
   private cursor = 0;
   private lastPassMs = 0;
   private wake: NodeJS.Timeout | null = null;
@@ -52,9 +62,14 @@ export class SessionScheduler {
     this.timer.unref();
   }
 
-  /** `reason`: `event` (enqueue, termination, an agent joining) or `timer`. */
-  trigger(reason = 'event'): void {
+  /**
+   * `reason`: `event` (enqueue, termination, an agent joining) or `timer`. `submitted`: the session whose
+   * submission asks for the pass (nothing freed capacity); without it, the next pass is a full one.
+   */
+  trigger(reason = 'event', submitted?: string): void {
     this.reason = reason;
+    if (submitted) this.fresh.add(submitted);
+    else this.full = true;
     if (this.running) {
       this.again = true;
       return;
@@ -72,8 +87,17 @@ export class SessionScheduler {
     try {
       do {
         this.again = false;
+        const only = this.full ? undefined : [...this.fresh];
+        this.full = false;
+        this.fresh.clear();
         const started = performance.now();
-        const scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass());
+        let scheduled: string[];
+        try {
+          scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass(only));
+        } catch (err) {
+          this.full = true; // what it was to look at is not known to be done: look at everything next time
+          throw err;
+        }
         this.lastPassMs = performance.now() - started;
         if (scheduled.length) this.onScheduled(scheduled);
         // Coalesce the triggers that arrive meanwhile: wait twice as long as the pass took before the next one.
@@ -86,10 +110,15 @@ export class SessionScheduler {
     }
   }
 
-  /** One pass; returns the ids of the sessions it scheduled. */
-  async pass(): Promise<string[]> {
-    const scheduled = await this.app.db.transaction().execute((trx) => this.passIn(trx));
-    await this.armWake();
+  /**
+   * One pass; returns the ids of the sessions it scheduled. `only`: a delta pass over these sessions (submitted
+   * since the last pass, nothing freed since); without it, every pending session that could start now.
+   */
+  async pass(only?: string[]): Promise<string[]> {
+    if (only && !only.length) return [];
+    const { scheduled, reasons } = await this.app.db.transaction().execute((trx) => this.passIn(trx, only));
+    await this.armWake(only);
+    for (const { session, info } of reasons) publishPendingReason(this.app, session, info);
     for (const session of scheduled) {
       this.app.events.publishStatus(session.id, 'SCHEDULED');
       publishSessionEvent(this.app, session, 'session_scheduled', '', null);
@@ -97,16 +126,17 @@ export class SessionScheduler {
     return scheduled.map((s) => s.id);
   }
 
-  /** Wakes the scheduler when the earliest reserved start time comes. */
-  private async armWake(): Promise<void> {
+  /** Wakes the scheduler when the earliest reserved start time comes (after a delta pass: if one of `only` is earlier). */
+  private async armWake(only?: string[]): Promise<void> {
     const next = await this.app.db
       .selectFrom('sessions')
       .select((eb) => eb.fn.min('starts_at').as('at'))
       .where('status', '=', 'PENDING')
       .where('starts_at', '>', new Date())
+      .$if(!!only, (q) => q.where('id', 'in', only!))
       .executeTakeFirst();
     const at = next?.at ? new Date(next.at as unknown as string).getTime() : Infinity;
-    if (at === this.wakeAt) return;
+    if (at === this.wakeAt || (only && at >= this.wakeAt)) return;
     if (this.wake) clearTimeout(this.wake);
     this.wake = null;
     this.wakeAt = at;
@@ -118,23 +148,20 @@ export class SessionScheduler {
     this.wake.unref();
   }
 
-  private async passIn(trx: Db) {
+  private async passIn(trx: Db, only?: string[]) {
     const now = new Date();
     // Only sessions that could start now: reserved times reached, every dependency finished successfully.
     const pendingRows = await trx
       .selectFrom('sessions as s')
-      .select([
-        's.id', 's.access_key', 's.group_id', 's.domain_name', 's.scaling_group_name', 's.priority', 's.created_at', 's.requested_slots',
-        's.cluster_size', 's.cluster_mode', 's.agent_list', 's.session_type', 's.starts_at',
-        sql<SchedulerStatus | null>`s.status_data->'scheduler'`.as('last_verdict'),
-      ])
+      .select([...PENDING_COLUMNS, 's.name', sql<SchedulerStatus | null>`s.status_data->'scheduler'`.as('last_verdict')])
       .where('s.status', '=', 'PENDING')
+      .$if(!!only, (q) => q.where('s.id', 'in', only!))
       .where((eb) => couldStartNow(eb, now))
       .orderBy('s.created_at')
       .forUpdate('s')
       .skipLocked()
       .execute();
-    if (!pendingRows.length) return [];
+    if (!pendingRows.length) return { scheduled: [], reasons: [] };
     const agentRows = await trx
       .selectFrom('agents')
       .selectAll()
@@ -147,31 +174,8 @@ export class SessionScheduler {
     const groupsRows = await trx.selectFrom('scaling_groups').select(['name', 'scheduler', 'scheduler_opts']).execute();
     const policy = new Map(groupsRows.map((g) => [g.name, g]));
 
-    const agents: AgentCapacity[] = agentRows.map((a) => {
-      const total = toAmounts(a.available_slots);
-      const occupied = toAmounts(a.occupied_slots);
-      return { id: a.id, scalingGroup: a.scaling_group, total, free: subtract(total, occupied) };
-    });
-    const pending: PendingSession[] = pendingRows.map((s) => {
-      const perKernel: Amounts = {};
-      for (const [k, v] of Object.entries(toAmounts(s.requested_slots))) perKernel[k] = v / s.cluster_size;
-      return {
-        id: s.id,
-        accessKey: s.access_key,
-        groupId: s.group_id,
-        domainName: s.domain_name,
-        scalingGroup: s.scaling_group_name,
-        priority: s.priority,
-        createdAt: s.created_at.getTime(),
-        perKernel,
-        kernelCount: s.cluster_size,
-        singleNode: s.cluster_mode !== 'multi-node',
-        agentList: s.agent_list,
-        countsForConcurrency: s.session_type !== 'system',
-        unmetDependencies: 0,
-        startsAt: s.starts_at ? s.starts_at.getTime() : null,
-      };
-    });
+    const agents = agentRows.map(toCapacity);
+    const pending = pendingRows.map(toPending);
 
     const assigned = new Map<string, string[]>();
     const verdicts = new Map<string, Verdict>();
@@ -183,8 +187,8 @@ export class SessionScheduler {
         keypairs,
         groups,
         domains,
-        selection: (['fifo', 'lifo', 'drf'].includes(opts?.scheduler ?? '') ? opts!.scheduler : 'fifo') as Selection,
-        placement: (String((opts?.scheduler_opts as Record<string, unknown> | undefined)?.agent_selection_strategy ?? 'dispersed').replace('legacy', 'dispersed')) as Placement,
+        selection: selectionFrom(opts?.scheduler),
+        placement: placementFrom(opts?.scheduler_opts),
         now: Date.now(),
         cursor: this.cursor,
       });
@@ -194,7 +198,11 @@ export class SessionScheduler {
     }
     const previous = new Map(pendingRows.map((r) => [r.id, r.last_verdict]));
     await recordVerdicts(trx, new Map([...verdicts].filter(([id, v]) => changed(previous.get(id) ?? null, v, now))), now);
-    if (!assigned.size) return [];
+    // Only a different reason is announced (not the periodic refresh of retries/last_try): no event storm.
+    const reasons = pendingRows
+      .filter((r) => verdicts.has(r.id) && reasonChanged(r.last_verdict, verdicts.get(r.id)!))
+      .map((session) => ({ session, info: statusInfo(verdicts.get(session.id)!) }));
+    if (!assigned.size) return { scheduled: [], reasons };
 
     const occupiedDelta = new Map<string, Amounts>();
     const done = [];
@@ -240,8 +248,50 @@ export class SessionScheduler {
       const occupied = addAmounts(toAmounts(agent.occupied_slots), delta);
       await trx.updateTable('agents').set({ occupied_slots: json(formatSlots(occupied)) }).where('id', '=', agentId).execute();
     }
-    return done;
+    return { scheduled: done, reasons };
   }
+}
+
+/** What a pass (and the start estimate, ./queue) reads of a pending session. */
+export const PENDING_COLUMNS = [
+  's.id', 's.access_key', 's.group_id', 's.domain_name', 's.scaling_group_name', 's.priority', 's.created_at', 's.requested_slots',
+  's.cluster_size', 's.cluster_mode', 's.agent_list', 's.session_type', 's.starts_at',
+] as const;
+
+type PendingRow = Pick<Session, 'id' | 'access_key' | 'group_id' | 'domain_name' | 'scaling_group_name' | 'priority' | 'created_at' | 'requested_slots' | 'cluster_size' | 'cluster_mode' | 'agent_list' | 'session_type' | 'starts_at'>;
+
+export function toPending(s: PendingRow): PendingSession {
+  const perKernel: Amounts = {};
+  for (const [k, v] of Object.entries(toAmounts(s.requested_slots))) perKernel[k] = v / s.cluster_size;
+  return {
+    id: s.id,
+    accessKey: s.access_key,
+    groupId: s.group_id,
+    domainName: s.domain_name,
+    scalingGroup: s.scaling_group_name,
+    priority: s.priority,
+    createdAt: new Date(s.created_at).getTime(),
+    perKernel,
+    kernelCount: s.cluster_size,
+    singleNode: s.cluster_mode !== 'multi-node',
+    agentList: s.agent_list,
+    countsForConcurrency: s.session_type !== 'system',
+    unmetDependencies: 0,
+    startsAt: s.starts_at ? new Date(s.starts_at).getTime() : null,
+  };
+}
+
+export function toCapacity(a: Pick<Agent, 'id' | 'scaling_group' | 'available_slots' | 'occupied_slots'>): AgentCapacity {
+  const total = toAmounts(a.available_slots);
+  return { id: a.id, scalingGroup: a.scaling_group, total, free: subtract(total, toAmounts(a.occupied_slots)) };
+}
+
+export function selectionFrom(scheduler: string | undefined): Selection {
+  return (['fifo', 'lifo', 'drf'].includes(scheduler ?? '') ? scheduler : 'fifo') as Selection;
+}
+
+export function placementFrom(opts: unknown): Placement {
+  return String((opts as Record<string, unknown> | undefined)?.agent_selection_strategy ?? 'dispersed').replace('legacy', 'dispersed') as Placement;
 }
 
 /** Verdicts are rewritten when they change, and otherwise at most every REFRESH_MS (retries, last_try). */
@@ -249,7 +299,16 @@ const REFRESH_MS = 10_000;
 
 function changed(before: SchedulerStatus | null, verdict: Verdict, now: Date): boolean {
   if (!before?.last_try || now.getTime() - Date.parse(before.last_try) >= REFRESH_MS) return true;
-  return JSON.stringify(before.failed_predicates) !== JSON.stringify(verdict.failed);
+  return reasonChanged(before, verdict);
+}
+
+/**
+ * Whether the checks it fails (or their messages) differ from the last recorded ones. Compared field by field:
+ * jsonb does not keep the order of an object's keys.
+ */
+function reasonChanged(before: SchedulerStatus | null, verdict: Verdict): boolean {
+  const was = before?.failed_predicates ?? [];
+  return was.length !== verdict.failed.length || verdict.failed.some((f, i) => f.name !== was[i].name || f.msg !== was[i].msg);
 }
 
 /**
@@ -273,7 +332,7 @@ async function recordVerdicts(trx: Db, verdicts: Map<string, Verdict>, now: Date
 }
 
 /** Limits and current usage of every keypair, project and domain with pending sessions. */
-async function loadLimits(trx: Db, pending: { access_key: string; group_id: string; domain_name: string }[]) {
+export async function loadLimits(trx: Db, pending: { access_key: string; group_id: string; domain_name: string }[]) {
   const keys = [...new Set(pending.map((p) => p.access_key))];
   const groupIds = [...new Set(pending.map((p) => p.group_id))];
   const domainNames = [...new Set(pending.map((p) => p.domain_name))];
