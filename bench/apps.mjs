@@ -15,7 +15,7 @@
 // started through start-service, so routes, tokens and cookies are the real ones. Reads /proc (Linux). Knobs:
 // BENCH_SECONDS (per load case, 5), BENCH_ROUNDS (5), BENCH_JUPYTER_RUNS (10), BENCH_WS (10000), BENCH_PTY (10000),
 // BENCH_PTY_PER_SESSION (0: all terminals in one session), BENCH_KEYS (500), BENCH_PARTS (jupyter,service,keys,churn:
-// the parts to run besides the echo app's throughput).
+// the parts to run besides the echo app's throughput), BENCH_CPU_PROF (a directory: Berth runs with --cpu-prof into it).
 import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -386,7 +386,7 @@ await buildServer();
 const managerPort = await freePort();
 const appPort = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess([path.join(root, 'dist/server.mjs')], {
+const berth = await startProcess([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/server.mjs')], {
   BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(managerPort), BERTH_APP_PORT: String(appPort), BERTH_DATA_DIR: dataDir,
   BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
 }, /Berth ready/);

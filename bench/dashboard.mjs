@@ -6,7 +6,8 @@
 // 3. time from navigation start to the statistics page's first chart (the charting library is loaded only there,
 //    after the page hydrates), same two cache states;
 // 4. the relay's added latency: the same signed calls made to the manager directly with the signing client, and
-//    through the dashboard's relay (/api/manager/…) with the signed-in user's session cookie, interleaved.
+//    through the dashboard's relay (/api/manager/…) with the signed-in user's session cookie, interleaved; and the
+//    relay's req/s at concurrency 8 against its floor, a bare route handler of the same build (GET /api/healthz).
 //
 // Berth runs as a child process (roles manager + web) from dist/ and .next/ (each built first when missing or
 // stale, as `npm start` decides), on a temporary data directory and free loopback ports; the browser (Debian's
@@ -354,9 +355,12 @@ async function scriptsFetched(browser, webUrl, route) {
 
 const relayAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-/** A request to the dashboard's relay as the signed-in browser makes it: its session cookie, and Origin on a POST. */
-function relayRequest(webUrl, cookie, method, uri, body) {
-  const target = new URL(`/api/manager${uri}`, webUrl);
+/**
+ * A request to the dashboard's relay (or another of its routes, `prefix`) as the signed-in browser makes it: its
+ * session cookie, and Origin on a POST.
+ */
+function relayRequest(webUrl, cookie, method, uri, body, prefix = '/api/manager') {
+  const target = new URL(`${prefix}${uri}`, webUrl);
   const headers = { Cookie: cookie, Accept: 'application/json' };
   if (body) Object.assign(headers, { Origin: target.origin, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   return new Promise((resolve, reject) => {
@@ -390,17 +394,16 @@ async function timeRequests(send, count, concurrency) {
 }
 
 /**
- * Direct and relayed, in alternating blocks (5 each) so both see the same drift of a shared machine; answers
- * the pooled samples of each.
+ * Direct and relayed (and, when given, the floor: a bare route handler of the same Next server), in alternating
+ * blocks (5 each) so all see the same drift of a shared machine; answers the pooled samples of each.
  */
-async function compareRelay(direct, relayed, concurrency) {
+async function compareRelay(sends, concurrency) {
   const blocks = 5;
   const perBlock = Math.ceil(RELAY_REQUESTS / blocks);
-  const result = { direct: { times: [], failed: 0, ms: 0 }, relay: { times: [], failed: 0, ms: 0 } };
-  await timeRequests(direct, 50, concurrency); // warm-up: connections, JIT, caches
-  await timeRequests(relayed, 50, concurrency);
+  const result = Object.fromEntries(Object.keys(sends).map((key) => [key, { times: [], failed: 0, ms: 0 }]));
+  for (const send of Object.values(sends)) await timeRequests(send, 50, concurrency); // warm-up: connections, JIT, caches
   for (let b = 0; b < blocks; b++) {
-    for (const [key, send] of [['direct', direct], ['relay', relayed]]) {
+    for (const [key, send] of Object.entries(sends)) {
       const { times, failed, ms } = await timeRequests(send, perBlock, concurrency);
       result[key].times.push(...times);
       result[key].failed += failed;
@@ -472,10 +475,15 @@ async function reportStatistics(browser, webUrl, listed) {
   if (listed) console.log(`First-load JS of /statistics: ${fmt(kib(listed.bytes))} KiB gzip (the chart chunk comes after, on this page only).`);
 }
 
-/** Part 3: the same two calls, direct (signed here) and through the relay (signed by the BFF); answers the non-200s. */
+/**
+ * Part 3: the same two calls, direct (signed here) and through the relay (signed by the BFF); answers the non-200s.
+ * GET /v2 is also set beside the relay's floor: the dashboard's GET /api/healthz, a bare route handler of the same
+ * Next server answering a fixed JSON body (no session, no manager), i.e. what any route of this Next server costs.
+ */
 async function reportRelay(webUrl, cookie, user) {
+  const floor = () => relayRequest(webUrl, cookie, 'GET', '', undefined, '/api/healthz');
   const cases = [
-    { name: 'GET /v2', direct: () => user.request('GET', '/v2').then((r) => r.status), relay: () => relayRequest(webUrl, cookie, 'GET', '/v2') },
+    { name: 'GET /v2', direct: () => user.request('GET', '/v2').then((r) => r.status), relay: () => relayRequest(webUrl, cookie, 'GET', '/v2'), floor },
     {
       name: 'POST /admin/gql (the session list query)',
       direct: () => user.request('POST', '/admin/gql', { rawBody: Buffer.from(LIST_BODY), contentType: 'application/json' }).then((r) => r.status),
@@ -486,14 +494,21 @@ async function reportRelay(webUrl, cookie, user) {
   console.log('| call | concurrency | direct p50 ms | p99 ms | req/s | relayed p50 ms | p99 ms | req/s | added p50 ms | added p99 ms | non-200 |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let failures = 0;
+  const floors = [];
   for (const c of cases) {
     for (const concurrency of [1, RELAY_CONCURRENCY]) {
-      const r = await compareRelay(c.direct, c.relay, concurrency);
+      const r = await compareRelay(c.floor && concurrency === RELAY_CONCURRENCY ? { direct: c.direct, relay: c.relay, floor: c.floor } : { direct: c.direct, relay: c.relay }, concurrency);
+      if (r.floor) floors.push({ name: c.name, concurrency, r });
       const [d50, d99, r50, r99] = [pct(r.direct.times, 50), pct(r.direct.times, 99), pct(r.relay.times, 50), pct(r.relay.times, 99)];
       failures += r.direct.failed + r.relay.failed;
       const rps = (side) => Math.round((side.times.length / side.ms) * 1000);
       console.log(`| ${c.name} | ${concurrency} | ${fmt(d50)} | ${fmt(d99)} | ${rps(r.direct)} | ${fmt(r50)} | ${fmt(r99)} | ${rps(r.relay)} | ${fmt(r50 - d50)} | ${fmt(r99 - d99)} | ${r.direct.failed + r.relay.failed} |`);
     }
+  }
+  const rps = (side) => (side.times.length / side.ms) * 1000;
+  for (const { name, concurrency, r } of floors) {
+    failures += r.floor.failed;
+    console.log(`The relay's floor, same run and blocks, concurrency ${concurrency}: GET /api/healthz (a bare route handler, fixed JSON) ${Math.round(rps(r.floor))} req/s, p50 ${fmt(pct(r.floor.times, 50))} ms; relayed ${name} ${Math.round(rps(r.relay))} req/s: ${(rps(r.relay) / rps(r.floor)).toFixed(2)} of the floor (target ≥ 0.80); non-200 ${r.floor.failed}`);
   }
   return failures;
 }
