@@ -16,15 +16,15 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 
 /**
  * Berth from dist/ (roles `roles`) on free ports, on `dataDir` (kept) or a fresh temporary one (removed on stop),
- * with `env` added (e.g. BERTH_DATABASE_URL).
+ * with `env` added (e.g. BERTH_DATABASE_URL) and `nodeArgs` before the script (e.g. --cpu-prof).
  */
-export async function startBerth({ roles = 'manager,web', dataDir, env = {}, admin }) {
+export async function startBerth({ roles = 'manager,web', dataDir, env = {}, admin, nodeArgs = [] }) {
   const [managerPort, webPort] = [await freePort(), await freePort()];
   const ownDir = !dataDir;
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'berth-bench-dashboard-'));
   // The dashboard loads .next from the working directory. Berth gets a process group of its own so that a Ctrl-C
   // reaches only the bench, which then ends the sessions before it stops Berth (sessions outlive the manager).
-  const child = spawn(process.execPath, [path.join(root, 'dist/server.mjs')], {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/server.mjs')], {
     cwd: root,
     detached: true,
     env: {

@@ -11,7 +11,8 @@
 // the API each would be a session started and ended. PGlite is embedded, so for that insert Berth is stopped, the
 // bench opens the data directory, and Berth starts again on it. Knobs: BENCH_LIVE (1000), BENCH_ENDED (10000),
 // BENCH_FOLDERS (500), BENCH_QUERIES (100 per case), BENCH_PAGE_LOADS (20), BENCH_DATABASES (pglite,postgres),
-// BENCH_EXPLAIN (1: print EXPLAIN ANALYZE of the list query's two statements, for docs/query-plans.md).
+// BENCH_EXPLAIN (1: print EXPLAIN ANALYZE of the list query's statements, for docs/query-plans.md), BENCH_CPU_PROF
+// (a directory: Berth runs with --cpu-prof into it).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -120,7 +121,7 @@ const plans = [];
 for (const database of DATABASES) {
   const postgres = database === 'postgres' ? await startPostgres() : null;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-pages-'));
-  const start = () => startBerth({ roles: database === 'pglite' ? 'manager,web' : 'manager', dataDir, env: postgres ? { BERTH_DATABASE_URL: postgres.url } : {}, admin: ADMIN });
+  const start = () => startBerth({ roles: database === 'pglite' ? 'manager,web' : 'manager', dataDir, env: postgres ? { BERTH_DATABASE_URL: postgres.url } : {}, admin: ADMIN, nodeArgs: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [] });
   let berth = await start();
   let browser = null;
   const clients = [];
