@@ -20,7 +20,7 @@ import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -468,7 +468,7 @@ try {
   for (const u of upstreams) {
     const [direct, berthCase, nginxCase, chpCase] = cases.filter((c) => c.upstream === u);
     const directRps = median(direct.runs, 'rps');
-    console.log(`\nApp proxy: GET ${u.path.replace(/[0-9a-f]{24}|[0-9a-f-]{36}/, '<route>')} on the ${u.name}: ${ROUNDS} interleaved rounds of ${DURATION} s by ${loadGenerator()}, medians; ${CONNECTIONS} keep-alive connections`);
+    console.log(`\nApp proxy: GET ${u.path.replace(/[0-9a-f]{24}|[0-9a-f-]{36}/, '<route>')} on the ${u.name}: ${ROUNDS} interleaved rounds of ${DURATION} s by ${loadGenerator()}, medians; ${CONNECTIONS} keep-alive connections; load average now ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log('| case | req/s | p50 ms | p99 ms | vs direct | CPU µs per request (upstream for direct, else the proxy process) | errors | req/s per round |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---|');
     for (const c of [direct, berthCase, nginxCase, chpCase]) {

@@ -14,7 +14,7 @@
 // BENCH_EXPLAIN (1: print EXPLAIN ANALYZE of the list query's statements, for docs/query-plans.md), BENCH_CPU_PROF
 // (a directory: Berth runs with --cpu-prof into it).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -204,7 +204,7 @@ for (const database of DATABASES) {
   }
 }
 
-console.log(`\nPages at scale: one user, ${LIVE} live + ${ENDED} ended sessions, ${FOLDERS} folders; ${QUERIES} calls per query case, ${PAGE_LOADS} page loads per page case (after ${WARM_UP} warm-up), one at a time`);
+console.log(`\nPages at scale: one user, ${LIVE} live + ${ENDED} ended sessions, ${FOLDERS} folders; ${QUERIES} calls per query case, ${PAGE_LOADS} page loads per page case (after ${WARM_UP} warm-up), one at a time; load average now ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log('| database | case | p50 ms | p95 ms | target p50 |');
 console.log('|---|---|---:|---:|---|');
 for (const r of results) console.log(`| ${r.database} | ${r.name} | ${fmt(pct(r.times, 50))} | ${fmt(pct(r.times, 95))} | ${r.target ? `≤ ${r.target} ms ${pct(r.times, 50) <= r.target ? 'PASS' : 'MISS'}` : '-'} |`);
