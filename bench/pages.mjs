@@ -12,7 +12,8 @@
 // bench opens the data directory, and Berth starts again on it. Knobs: BENCH_LIVE (1000), BENCH_ENDED (10000),
 // BENCH_FOLDERS (500), BENCH_QUERIES (100 per case), BENCH_PAGE_LOADS (20), BENCH_DATABASES (pglite,postgres),
 // BENCH_EXPLAIN (1: print EXPLAIN ANALYZE of the list query's statements, for docs/query-plans.md), BENCH_CPU_PROF
-// (a directory: Berth runs with --cpu-prof into it).
+// (a directory: Berth runs with --cpu-prof into it), BENCH_VACUUM (1: VACUUM (ANALYZE) after seeding, as
+// PostgreSQL's autovacuum would soon do; PGlite has no autovacuum).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,6 +33,7 @@ const QUERIES = Number(process.env.BENCH_QUERIES ?? 100);
 const PAGE_LOADS = Number(process.env.BENCH_PAGE_LOADS ?? 20);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'pglite,postgres').split(',');
 const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
+const VACUUM = process.env.BENCH_VACUUM === '1';
 const WARM_UP = 3;
 
 const ADMIN = { accessKey: 'AKBENCH0000000000006', secretKey: 'benchSecretKey00000000000000000000000006', password: 'bench-admin-password-123' };
@@ -159,8 +161,12 @@ for (const database of DATABASES) {
       }
     };
     const inserted = performance.now();
-    await sql((exec) => insertEnded(exec, keys.accessKey, ENDED));
-    console.log(`\n${database}: ${LIVE} live sessions and ${FOLDERS} folders made through the API in ${fmt(viaApi / 1000)} s; ${ENDED} ended sessions inserted in ${fmt((performance.now() - inserted) / 1000)} s`);
+    await sql(async (exec) => {
+      await insertEnded(exec, keys.accessKey, ENDED);
+      // What autovacuum does for PostgreSQL soon after (PGlite has none): dead rows reclaimed, statistics fresh.
+      if (VACUUM) await exec('vacuum (analyze)');
+    });
+    console.log(`\n${database}${VACUUM ? ' (vacuumed and analyzed after seeding)' : ''}: ${LIVE} live sessions and ${FOLDERS} folders made through the API in ${fmt(viaApi / 1000)} s; ${ENDED} ended sessions inserted in ${fmt((performance.now() - inserted) / 1000)} s`);
 
     const gqlCall = (statuses) => async () => {
       const answer = await user.call('POST', '/admin/gql', { body: listBody(statuses) });
