@@ -21,11 +21,12 @@ const pct = (xs, p) => {
 };
 const ms = (x) => x.toFixed(1);
 
-function bareBwrap() {
+/** A bare bubblewrap sandbox running `command` (no cgroups, no runner): the floor under every start. */
+function bareBwrap(command) {
   const times = [];
   for (let i = 0; i < N; i++) {
     const t = performance.now();
-    spawnSync('bwrap', ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', 'true']);
+    spawnSync('bwrap', ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', ...command]);
     times.push(performance.now() - t);
   }
   return times;
@@ -104,7 +105,8 @@ const berth = await startProcess([path.join(root, 'dist/server.mjs')], {
 }, /Berth ready/);
 const client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
 try {
-  const bare = bareBwrap();
+  const bare = bareBwrap(['true']);
+  const barePython = bareBwrap(['/usr/bin/python3', '-S', '-c', 'pass']);
   const shell = await sessionStarts(client, 'shell');
   const python = await sessionStarts(client, 'python');
   const exec = await execRoundTrips(client);
@@ -112,6 +114,7 @@ try {
   console.log('| case | p50 ms | p95 ms |');
   console.log('|---|---:|---:|');
   console.log(`| bare bwrap ... true (baseline) | ${ms(pct(bare, 50))} | ${ms(pct(bare, 95))} |`);
+  console.log(`| bare bwrap ... python3 -S -c pass (baseline: the interpreter's own start) | ${ms(pct(barePython, 50))} | ${ms(pct(barePython, 95))} |`);
   console.log(`| image shell | ${ms(pct(shell, 50))} | ${ms(pct(shell, 95))} |`);
   console.log(`| image python | ${ms(pct(python, 50))} | ${ms(pct(python, 95))} |`);
   for (const [image, starts] of [['shell', shell], ['python', python]]) {

@@ -16,8 +16,8 @@ import { formatDateTime } from './format';
 import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { DataTable, type Column } from '@/components/ui/DataTable';
+import { MONO } from '@/components/ui/CodeField';
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
 function statusColor(status: string): 'success' | 'warning' | 'error' | 'default' {
   const code = Number(status);

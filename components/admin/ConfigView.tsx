@@ -25,9 +25,9 @@ import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { useToast } from '@/components/ui/useToast';
 import { useSending } from '@/components/ui/useSending';
+import { MONO } from '@/components/ui/CodeField';
 
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const MAX_KEY_LENGTH = 1024;
 
 

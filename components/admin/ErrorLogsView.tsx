@@ -25,9 +25,9 @@ import { EmptyState, ProblemAlert, VisuallyHidden } from '@/components/ui/feedba
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { ActionsHeaderCell, ListCardContent, TablePager } from '@/components/ui/tableParts';
+import { MONO } from '@/components/ui/CodeField';
 
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const SEVERITY_COLORS: Record<string, 'error' | 'warning' | 'info' | 'default'> = { critical: 'error', error: 'error', warning: 'warning', info: 'info', debug: 'default' };
 
 

@@ -27,6 +27,7 @@ import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
 import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
 import { ActionsHeaderCell, RowAction, TablePager } from '@/components/ui/tableParts';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 /** Pages of the folder list: with hundreds of folders, rendering every row took seconds (bench/pages.mjs). */
 const PAGE_SIZES = [25, 50, 100];
@@ -82,7 +83,7 @@ export function FolderList() {
   const router = useRouter();
   const { data, error, isLoading, mutate } = useFolders();
   const now = useNow();
-  const [creating, setCreating] = useState(false);
+  const creating = useDialogTarget();
   const [action, setAction] = useState<FolderAction>(null);
   const [toast, showToast] = useToast();
   const [page, setPage] = useState(0);
@@ -92,7 +93,7 @@ export function FolderList() {
   const shownPage = Math.min(page, Math.max(0, Math.ceil(folders.length / pageSize) - 1));
   const pageRows = folders.slice(shownPage * pageSize, (shownPage + 1) * pageSize);
   const newFolder = (
-    <Button variant="contained" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
+    <Button variant="contained" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
       New folder
     </Button>
   );
@@ -134,13 +135,12 @@ export function FolderList() {
         {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
       </RowsTable>
       <CreateFolderDialog
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(folder) => {
-          setCreating(false);
+        open={creating.isOpen}
+        onClose={creating.close}
+        onCreated={creating.done((folder) => {
           void mutate();
           router.push(`/folders/${folder.id}`);
-        }}
+        })}
       />
       <FolderActionDialogs
         action={action}

@@ -3,7 +3,6 @@
  * The model services page: your services with how many of their routes are ready, the URL that serves each one
  * (to copy), whether callers need a token, and a new service.
  */
-import { useState } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
 import Box from '@mui/material/Box';
@@ -21,6 +20,7 @@ import { AddIcon, ServicesIcon } from '@/components/frame/icons';
 import { AccessChip, EndpointUrl } from './common';
 import { CreateServiceDialog } from './CreateServiceDialog';
 import { routesLabel, useServices, type ServiceSummary } from './useServices';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 function ServiceRow({ service }: { service: ServiceSummary }) {
   const routes = routesLabel(service.active_route_count, service.desired_session_count);
@@ -50,10 +50,10 @@ function ServiceRow({ service }: { service: ServiceSummary }) {
 export function ServiceList() {
   const router = useRouter();
   const { data, error, isLoading, mutate } = useServices();
-  const [creating, setCreating] = useState(false);
+  const creating = useDialogTarget();
   const services = [...(data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   const newService = (
-    <Button variant="contained" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
+    <Button variant="contained" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
       New service
     </Button>
   );
@@ -88,13 +88,12 @@ export function ServiceList() {
           {(rows) => rows.map((s) => <ServiceRow key={s.id} service={s} />)}
         </RowsTable>
         <CreateServiceDialog
-          open={creating}
-          onClose={() => setCreating(false)}
-          onCreated={(service) => {
-            setCreating(false);
+          open={creating.isOpen}
+          onClose={creating.close}
+          onCreated={creating.done((service) => {
             void mutate();
             router.push(`/services/${service.endpoint_id}`);
-          }}
+          })}
         />
       </Stack>
     </Box>

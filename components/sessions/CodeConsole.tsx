@@ -18,6 +18,7 @@ import { executeCode, interruptCode, type ExecutionRequest } from './useSessions
 import { PlayIcon, StopIcon } from '@/components/frame/icons';
 import { ProblemAlert } from './common';
 import type { ConsoleItem } from './model';
+import { CodeField, MONO } from '@/components/ui/CodeField';
 
 interface Run {
   id: number;
@@ -28,7 +29,6 @@ interface Run {
   error?: ManagerError;
 }
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace';
 
 function Output({ item }: { item: ConsoleItem }) {
   const [kind, value] = item;
@@ -163,16 +163,16 @@ export function CodeConsole({ sessionId }: { sessionId: string }) {
           </Button>
         </Stack>
       )}
-      <TextField
+      <CodeField
         label="Code"
-        multiline
         minRows={3}
         maxRows={16}
         value={code}
-        onChange={(e) => setCode(e.target.value)}
+        onChange={setCode}
         onKeyDown={onKeyDown}
         placeholder="print('hello')"
-        slotProps={{ htmlInput: { spellCheck: false, 'data-testid': 'console-code', style: { fontFamily: MONO, fontSize: 14 } } }}
+        fontSize={14}
+        textareaProps={{ 'data-testid': 'console-code' }}
       />
       <Stack direction="row" spacing={1} sx={{ justifyContent: 'flex-end' }}>
         {runs.length > 0 && !busy && (

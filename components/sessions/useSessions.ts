@@ -141,11 +141,18 @@ export function interruptCode(id: string): Promise<unknown> {
  * written it (the copy runs in the background); answers the new image's name. A commit that ended without an image
  * is an error, not a success.
  */
+const COMMIT_WAIT_MS = 30 * 60_000;
+
 export async function commitSession(id: string, tag: string): Promise<string> {
   const mine = () => graphql<{ customized_images: { name: string }[] }>('{ customized_images { name } }').then((d) => d.customized_images.map((i) => i.name));
   const before = new Set(await mine());
   await managerSend('POST', `${sessionPath(id)}/commit`, tag ? { filename: tag } : {});
-  while ((await managerFetch<{ status: 'ready' | 'ongoing' }>(`${sessionPath(id)}/commit`)).status === 'ongoing') await new Promise((r) => setTimeout(r, 1000));
+  // A large image takes minutes to write; past COMMIT_WAIT_MS the dialog stops waiting (the commit goes on).
+  const deadline = Date.now() + COMMIT_WAIT_MS;
+  while ((await managerFetch<{ status: 'ready' | 'ongoing' }>(`${sessionPath(id)}/commit`)).status === 'ongoing') {
+    if (Date.now() > deadline) throw new ManagerError(504, { title: 'The image is still being written', detail: 'The commit goes on in the background; the image appears under “Your images” when it is done.' });
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   const made = (await mine()).find((name) => !before.has(name));
   if (!made) throw new ManagerError(500, { title: 'The image was not saved', detail: 'The commit ended without an image; the session’s logs may say why.' });
   return made;

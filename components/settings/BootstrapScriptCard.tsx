@@ -4,7 +4,6 @@ import { useEffect, useState } from 'react';
 import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { Loading, ProblemAlert } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
@@ -12,8 +11,8 @@ import { formatBytes } from '@/components/admin/format';
 import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
 import { saveBootstrapScript, useBootstrapScript } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
+import { CodeField } from '@/components/ui/CodeField';
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';
 
 export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) => void }) {
@@ -50,18 +49,7 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
         <Loading rows={4} />
       ) : (
         <Stack spacing={1.5}>
-          <TextField
-            label="Script"
-            name="bootstrap-script"
-            multiline
-            minRows={8}
-            maxRows={28}
-            value={script}
-            placeholder={PLACEHOLDER}
-            onChange={(e) => setScript(e.target.value)}
-            error={tooLarge}
-            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO, fontSize: 13 } } }}
-          />
+          <CodeField label="Script" name="bootstrap-script" minRows={8} maxRows={28} value={script} placeholder={PLACEHOLDER} onChange={setScript} error={tooLarge} />
           <Stack spacing={0.5}>
             <LinearProgress
               variant="determinate"

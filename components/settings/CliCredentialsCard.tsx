@@ -7,8 +7,8 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { SectionCard } from '@/components/ui/SectionCard';
+import { MONO } from '@/components/ui/CodeField';
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
 export function CliCredentialsCard() {
   return (

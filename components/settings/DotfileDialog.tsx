@@ -12,8 +12,8 @@ import { FormDialog } from '@/components/ui/FormDialog';
 import { formatBytes } from '@/components/admin/format';
 import { byteLength, checkDotfilePath, checkPermission, MAX_DOTFILES_BYTES, symbolicPermission } from './dotfile-rules';
 import { saveDotfile, type Dotfile } from './useSettings';
+import { CodeField, MONO } from '@/components/ui/CodeField';
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
 export function DotfileDialog({
   open,
@@ -92,18 +92,16 @@ export function DotfileDialog({
           slotProps={{ htmlInput: { inputMode: 'numeric', maxLength: 3, spellCheck: false, style: { fontFamily: MONO } } }}
         />
       </Stack>
-      <TextField
+      <CodeField
         label="Content"
         name="dotfile-content"
-        multiline
         minRows={10}
         maxRows={24}
         value={data}
-        onChange={(e) => setData(e.target.value)}
+        onChange={setData}
         autoFocus={Boolean(editing)}
         error={Boolean(sizeProblem)}
         helperText={sizeProblem ?? `${formatBytes(size)}`}
-        slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO, fontSize: 13 } } }}
       />
     </FormDialog>
   );

@@ -19,8 +19,8 @@ import { byteLength, MAX_DOTFILES, MAX_DOTFILES_BYTES, symbolicPermission } from
 import { DotfileDialog } from './DotfileDialog';
 import { deleteDotfile, useDotfiles, type Dotfile } from './useSettings';
 import { ActionsHeaderCell, RowAction } from '@/components/ui/tableParts';
+import { MONO } from '@/components/ui/CodeField';
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
 export function DotfilesCard({ onSaved }: { onSaved: (message: string) => void }) {
   const { data, error } = useDotfiles();

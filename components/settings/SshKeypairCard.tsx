@@ -12,7 +12,6 @@ import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
 import DialogTitle from '@mui/material/DialogTitle';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { CopyButton } from '@/components/ui/CopyButton';
@@ -21,8 +20,9 @@ import { SectionCard } from '@/components/ui/SectionCard';
 import { DownloadIcon, KeyIcon, UploadIcon } from '@/components/frame/icons';
 import { generateSshKeypair, uploadSshKeypair, useSshPublicKey } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
+import { CodeField, MONO } from '@/components/ui/CodeField';
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
 export function KeyText({ text, testId, maxHeight = 120 }: { text: string; testId?: string; maxHeight?: number }) {
   return (
@@ -163,32 +163,22 @@ function UploadDialog({ open, onClose, onUploaded }: { open: boolean; onClose: (
             </Button>
             <input ref={publicFile} type="file" hidden accept=".pub,text/plain" onChange={(e) => void readInto(e, setPubkey)} />
           </Stack>
-          <TextField
-            label="Public key"
-            multiline
-            minRows={2}
-            value={pubkey}
-            onChange={(e) => setPubkey(e.target.value)}
-            error={submitted && Boolean(publicProblem)}
-            helperText={(submitted && publicProblem) || ' '}
-            slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: MONO, fontSize: 13 } } }}
-          />
+          <CodeField label="Public key" minRows={2} value={pubkey} onChange={setPubkey} error={submitted && Boolean(publicProblem)} helperText={(submitted && publicProblem) || ' '} />
           <Stack direction="row" spacing={1}>
             <Button size="small" startIcon={<UploadIcon />} onClick={() => privateFile.current?.click()}>
               Read private key from a file
             </Button>
             <input ref={privateFile} type="file" hidden onChange={(e) => void readInto(e, setPrivkey)} />
           </Stack>
-          <TextField
+          <CodeField
             label="Private key"
-            multiline
             minRows={6}
             maxRows={12}
             value={privkey}
-            onChange={(e) => setPrivkey(e.target.value)}
+            onChange={setPrivkey}
             error={submitted && Boolean(privateProblem)}
             helperText={(submitted && privateProblem) || ' '}
-            slotProps={{ htmlInput: { spellCheck: false, autoComplete: 'off', style: { fontFamily: MONO, fontSize: 13 } } }}
+            textareaProps={{ autoComplete: 'off' }}
           />
           <ProblemAlert error={error} />
         </Stack>
@@ -214,7 +204,7 @@ function UploadDialog({ open, onClose, onUploaded }: { open: boolean; onClose: (
 export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void }) {
   const { data, error } = useSshPublicKey();
   const [confirming, setConfirming] = useState(false);
-  const [uploading, setUploading] = useState(false);
+  const uploading = useDialogTarget();
   const [privateKey, setPrivateKey] = useState<string | null>(null);
   const { pending: generating, error: generateError, send } = useSending();
   const publicKey = data?.ssh_public_key ?? null;
@@ -228,7 +218,7 @@ export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void
 
   const actions = data && (
     <>
-      <Button variant="outlined" startIcon={<UploadIcon />} onClick={() => setUploading(true)}>
+      <Button variant="outlined" startIcon={<UploadIcon />} onClick={() => uploading.open(true)}>
         Upload
       </Button>
       {publicKey && (
@@ -286,12 +276,9 @@ export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void
         </Typography>
       </ConfirmDialog>
       <UploadDialog
-        open={uploading}
-        onClose={() => setUploading(false)}
-        onUploaded={() => {
-          setUploading(false);
-          onSaved('Your SSH keypair is uploaded.');
-        }}
+        open={uploading.isOpen}
+        onClose={uploading.close}
+        onUploaded={uploading.done(() => onSaved('Your SSH keypair is uploaded.'))}
       />
       <PrivateKeyDialog privateKey={privateKey} onClose={() => setPrivateKey(null)} />
     </SectionCard>

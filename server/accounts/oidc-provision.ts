@@ -15,6 +15,7 @@ import type { User } from '../db/schema';
 import { generatePassword } from '../auth/keys';
 import { Problem } from '../http/problem';
 import { createUser } from './create-user';
+import { projectIdByName } from '../projects/values';
 
 export interface OidcIdentity {
   issuer: string;
@@ -77,13 +78,8 @@ async function link(app: App, oidc: OidcSettings, identity: OidcIdentity & { ema
 }
 
 async function createLinkedUser(app: App, oidc: OidcSettings, identity: OidcIdentity & { email: string }): Promise<User> {
-  const project = await app.db
-    .selectFrom('groups')
-    .select('id')
-    .where('domain_name', '=', oidc.domain)
-    .where('name', '=', oidc.project)
-    .executeTakeFirst();
-  if (!project) {
+  const projectId = await projectIdByName(app, oidc.domain, oidc.project);
+  if (!projectId) {
     throw new Problem('server-misconfigured', `Single sign-on puts new users in project "${oidc.project}" of domain "${oidc.domain}", which does not exist (BERTH_OIDC_DOMAIN, BERTH_OIDC_PROJECT).`);
   }
   const admin = oidc.adminGroup !== undefined && identity.groups.includes(oidc.adminGroup);
@@ -95,7 +91,7 @@ async function createLinkedUser(app: App, oidc: OidcSettings, identity: OidcIden
     domainName: oidc.domain,
     role: admin ? 'admin' : 'user',
     fullName: identity.name,
-    groupIds: [project.id],
+    groupIds: [projectId],
   });
   const user = await app.db.selectFrom('users').selectAll().where('uuid', '=', created.uuid).executeTakeFirstOrThrow();
   await link(app, oidc, identity, user);

@@ -6,7 +6,11 @@ import type { KernelEndpoint } from './channel/endpoint';
 import type { RunnerConnection } from './channel/connection';
 
 export type { KernelEndpoint } from './channel/endpoint';
-export type Runtime = 'python' | 'shell';
+/**
+ * What query-mode code runs in: `python` (a persistent interpreter), `shell` (each query a bash script: Berth's own
+ * `shell` image), `app` (no interpreter, e.g. an image without Python: terminals, batch commands and apps only).
+ */
+export type Runtime = 'python' | 'shell' | 'app';
 
 export interface KernelMount {
   hostPath: string;

@@ -7,6 +7,7 @@ import { actingAs } from '../auth/delegation';
 import { isAdmin, isSuperadmin } from '../auth/principal';
 import { notFound } from '../http/problem';
 import { findTask } from '../bgtasks/tasks';
+import { projectIdByName } from '../projects/values';
 import type { SessionEvent } from '../events/bus';
 
 /** The query with each camelCase alias copied to its snake_case name when that name is absent. */
@@ -36,9 +37,8 @@ export const eventRoutes = [
       const owner = input.ownerAccessKey ? await actingAs(app, principal, input.ownerAccessKey) : null;
       let groupId: string | null = null;
       if (input.group !== '*') {
-        const group = await app.db.selectFrom('groups').select('id').where('name', '=', input.group).where('domain_name', '=', principal.domainName).executeTakeFirst();
-        if (!group) throw notFound('No such project.');
-        groupId = group.id;
+        groupId = (await projectIdByName(app, principal.domainName, input.group)) ?? null;
+        if (!groupId) throw notFound('No such project.');
       }
       const matches = (e: SessionEvent) => {
         const p = e.payload;

@@ -1,7 +1,9 @@
 /** §Virtual folders (CONTRACT §9): folders, their files, storage hosts, quotas and host mounts. */
 import { z } from 'zod';
-import { raw, route } from '../http/route';
-import { bool, list, uuid } from '../http/params';
+import type { App } from '../app';
+import type { Principal } from '../auth/principal';
+import { emptyAfter, raw, route } from '../http/route';
+import { bool, fold, list, uuid } from '../http/params';
 import { createFolder, USAGE_MODES } from '../storage/create';
 import { folderInfo, listFolders } from '../storage/list';
 import { deleteFolder, deleteFolderById } from '../storage/delete';
@@ -18,26 +20,24 @@ import { listMounts, mountDevice, unmountDevice } from '../storage/mounts';
 const permission = z.enum(['ro', 'rw', 'wd']);
 const text = () => z.string().refine((s) => !s.includes('\0'), 'must not contain NUL bytes');
 
-/** Folds the alternative spellings Backend.AI clients send into the canonical field. */
-function aliases(map: Record<string, string[]>) {
-  return (value: unknown) => {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-    const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    for (const [canonical, others] of Object.entries(map)) {
-      for (const alias of others) {
-        if (out[canonical] === undefined && out[alias] !== undefined) out[canonical] = out[alias];
-        delete out[alias];
-      }
-    }
-    return out;
-  };
-}
-
 const byName = z.object({ name: z.string().min(1) });
 const hostAndId = z.object({ folder_host: z.string().min(1), id: uuid() });
 
+/** A read of figures about one folder, named by host and id (CONTRACT §9.6). */
+function folderFigures(
+  path: string,
+  privilege: 'user' | 'superadmin',
+  summary: string,
+  figures: (app: App, caller: Principal, folderHost: string, id: string) => Promise<unknown>,
+) {
+  return route({
+    method: 'GET', path, privilege, status: 'FROZEN', input: hostAndId, summary,
+    handler: ({ app, principal, input }) => figures(app, principal, input.folder_host, input.id),
+  });
+}
+
 const createSchema = z.preprocess(
-  aliases({ host: ['folder_host'], group: ['group_id'], usage_mode: ['usageMode'], unmanaged_path: ['unmanagedPath'] }),
+  (v) => fold({ host: ['folder_host'], group: ['group_id'], usage_mode: ['usageMode'], unmanaged_path: ['unmanagedPath'] }, v),
   z.object({
     name: z.string(),
     host: z.string().nullish(),
@@ -65,10 +65,7 @@ export const folderRoutes = [
   route({
     method: 'DELETE', path: '/folders', privilege: 'superadmin', status: 'RUNNING', input: z.object({ id: uuid() }),
     summary: 'Move a folder to the trash by id; purge it when it is already there',
-    handler: async ({ app, principal, input }) => {
-      await deleteFolderById(app, principal, input.id);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(deleteFolderById(app, principal, input.id)),
   }),
 
   route({
@@ -89,35 +86,20 @@ export const folderRoutes = [
     summary: "Measured performance figures of a storage host's volume",
     handler: ({ app, input }) => perfMetric(app, input.folder_host),
   }),
-  route({
-    method: 'GET', path: '/folders/_/quota', privilege: 'user', status: 'FROZEN', input: hostAndId,
-    summary: "Used bytes and limit of a folder's quota scope",
-    handler: ({ app, principal, input }) => getQuota(app, principal, input.folder_host, input.id),
-  }),
+  folderFigures('/folders/_/quota', 'user', "Used bytes and limit of a folder's quota scope", getQuota),
   route({
     method: 'POST', path: '/folders/_/quota', privilege: 'user', status: 'RUNNING',
     input: hostAndId.extend({ input: z.record(z.string(), z.unknown()) }),
     summary: "Set the limit of a folder's quota scope",
     handler: ({ app, principal, input }) => setQuota(app, principal, input.folder_host, input.id, input.input),
   }),
-  route({
-    method: 'GET', path: '/folders/_/usage', privilege: 'superadmin', status: 'FROZEN', input: hostAndId,
-    summary: 'File count and bytes of a folder',
-    handler: ({ app, principal, input }) => getUsage(app, principal, input.folder_host, input.id),
-  }),
-  route({
-    method: 'GET', path: '/folders/_/used-bytes', privilege: 'superadmin', status: 'FROZEN', input: hostAndId,
-    summary: 'Bytes of a folder',
-    handler: ({ app, principal, input }) => getUsedBytes(app, principal, input.folder_host, input.id),
-  }),
+  folderFigures('/folders/_/usage', 'superadmin', 'File count and bytes of a folder', getUsage),
+  folderFigures('/folders/_/used-bytes', 'superadmin', 'Bytes of a folder', getUsedBytes),
   route({
     method: 'POST', path: '/folders/_/change-ownership', privilege: 'superadmin', status: 'RUNNING',
     input: z.object({ vfolder: uuid(), user_email: z.string().min(1) }),
     summary: 'Give a user folder to another user',
-    handler: async ({ app, principal, input }) => {
-      await changeOwnership(app, principal, input.vfolder, input.user_email);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(changeOwnership(app, principal, input.vfolder, input.user_email)),
   }),
   route({
     method: 'GET', path: '/folders/_/fstab', privilege: 'superadmin', status: 'FROZEN',
@@ -159,27 +141,18 @@ export const folderRoutes = [
   route({
     method: 'DELETE', path: '/folders/:name', privilege: 'user', status: 'RUNNING', input: byName,
     summary: 'Move a folder to the trash (status delete-pending)',
-    handler: async ({ app, principal, input }) => {
-      await deleteFolder(app, principal, await findFolder(app, principal, input.name));
-      return {};
-    },
+    handler: async ({ app, principal, input }) => emptyAfter(deleteFolder(app, principal, await findFolder(app, principal, input.name))),
   }),
   route({
     method: 'POST', path: '/folders/:name/rename', privilege: 'user', status: 'RUNNING', input: byName.extend({ new_name: z.string() }),
     summary: 'Rename a folder',
-    handler: async ({ app, principal, input }) => {
-      await renameFolder(app, principal, input.name, input.new_name);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(renameFolder(app, principal, input.name, input.new_name)),
   }),
   route({
     method: 'POST', path: '/folders/:name/update-options', privilege: 'user', status: 'RUNNING',
     input: byName.extend({ cloneable: bool().nullish(), permission: permission.nullish() }),
     summary: "Change a folder's cloneable flag or permission",
-    handler: async ({ app, principal, input }) => {
-      await updateFolderOptions(app, principal, input.name, input);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(updateFolderOptions(app, principal, input.name, input)),
   }),
   route({
     method: 'POST', path: '/folders/:name/mkdir', privilege: 'user', status: 'FROZEN',
@@ -190,28 +163,19 @@ export const folderRoutes = [
   route({
     method: 'POST', path: '/folders/:name/move-file', privilege: 'user', status: 'FROZEN', input: byName.extend({ src: z.string(), dst: z.string() }),
     summary: 'Move a file or directory inside a folder (never overwriting)',
-    handler: async ({ app, principal, input }) => {
-      await moveFile(app, principal, input.name, input.src, input.dst);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(moveFile(app, principal, input.name, input.src, input.dst)),
   }),
   route({
     method: 'POST', path: ['/folders/:name/rename-file', '/folders/:name/rename_file'], privilege: 'user', status: 'FROZEN',
     input: byName.extend({ target_path: z.string(), new_name: z.string(), is_dir: bool().optional() }),
     summary: 'Rename a file or directory in place',
-    handler: async ({ app, principal, input }) => {
-      await renameFile(app, principal, input.name, input.target_path, input.new_name);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(renameFile(app, principal, input.name, input.target_path, input.new_name)),
   }),
   route({
     method: 'DELETE', path: ['/folders/:name/delete-files', '/folders/:name/delete_files'], privilege: 'user', status: 'FROZEN',
     input: byName.extend({ files: list(z.string()), recursive: bool().default(false) }),
     summary: 'Delete files (and directories with recursive) in a folder',
-    handler: async ({ app, principal, input }) => {
-      await deleteFiles(app, principal, input.name, input.files, input.recursive);
-      return {};
-    },
+    handler: ({ app, principal, input }) => emptyAfter(deleteFiles(app, principal, input.name, input.files, input.recursive)),
   }),
   route({
     method: 'GET', path: '/folders/:name/files', privilege: 'user', status: 'FROZEN', input: byName.extend({ path: z.string().default('') }),

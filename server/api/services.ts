@@ -1,8 +1,8 @@
 /** §Model services: create, inspect, scale, route, token and destroy model services (CONTRACT §13). */
 import { z } from 'zod';
 import { route, type RequestContext } from '../http/route';
-import { bool, int } from '../http/params';
-import { fold, CONFIG_ALIASES } from '../sessions/inputs';
+import { bool, fold, int } from '../http/params';
+import { CONFIG_ALIASES, KERNEL_ALIASES } from '../sessions/inputs';
 import { createService } from '../services/create';
 import { listServices } from '../services/list';
 import { findService } from '../services/access';
@@ -15,19 +15,14 @@ import { syncService } from '../services/sync';
 import { updateRoute } from '../services/update-route';
 import { removeServiceRoute } from '../services/remove-route';
 import { issueServiceToken } from '../services/tokens';
+import type { App } from '../app';
+import type { Endpoint } from '../db/schema';
 
 const SERVICE_ALIASES: Record<string, string[]> = {
+  ...KERNEL_ALIASES,
   name: ['service_name'],
   desired_session_count: ['desiredSessionCount', 'replicas'],
-  image: ['lang'],
-  arch: ['architecture'],
-  group: ['group_name', 'groupName'],
-  domain: ['domain_name', 'domainName'],
-  cluster_size: ['clusterSize'],
-  cluster_mode: ['clusterMode'],
   startup_command: ['startupCommand'],
-  bootstrap_script: ['bootstrapScript'],
-  callback_url: ['callbackUrl', 'callbackURL'],
   open_to_public: ['openToPublic'],
 };
 
@@ -75,6 +70,14 @@ const createSchema = z.preprocess(
 const byId = z.object({ service_id: z.string().min(1) });
 const lookup = (ctx: RequestContext<{ service_id: string }>) => findService(ctx.app, ctx.principal, ctx.input.service_id);
 
+/** A route on one service the caller reaches (404 otherwise) that answers `operation(app, service)`. */
+function onService(method: 'GET' | 'POST' | 'DELETE', suffix: string, summary: string, operation: (app: App, service: Endpoint) => unknown) {
+  return route({
+    method, path: `/services/:service_id${suffix}`, privilege: 'user', status: 'FROZEN', input: byId, summary,
+    handler: async (ctx) => operation(ctx.app, await lookup(ctx)),
+  });
+}
+
 export const serviceRoutes = [
   route({
     method: 'GET', path: '/services', privilege: 'user', status: 'FROZEN', input: z.object({ name: z.string().nullish() }),
@@ -86,36 +89,16 @@ export const serviceRoutes = [
     summary: 'Create a model service (its inference sessions are started by the scaler)',
     handler: ({ app, principal, input }) => createService(app, principal, input),
   }),
-  route({
-    method: 'GET', path: '/services/:service_id', privilege: 'user', status: 'FROZEN', input: byId,
-    summary: 'A model service (ServeInfo)',
-    handler: async (ctx) => serveInfo(ctx.app, await lookup(ctx)),
-  }),
-  route({
-    method: 'DELETE', path: '/services/:service_id', privilege: 'user', status: 'FROZEN', input: byId,
-    summary: 'Destroy a model service (its routes drain, then it is destroyed)',
-    handler: async (ctx) => destroyService(ctx.app, await lookup(ctx)),
-  }),
-  route({
-    method: 'GET', path: '/services/:service_id/errors', privilege: 'user', status: 'FROZEN', input: byId,
-    summary: 'Failed routes of the service and its retry count',
-    handler: async (ctx) => serviceErrors(ctx.app, await lookup(ctx)),
-  }),
-  route({
-    method: 'POST', path: '/services/:service_id/errors/clear', privilege: 'user', status: 'FROZEN', input: byId,
-    summary: 'Forget failed routes and reset retries',
-    handler: async (ctx) => clearServiceErrors(ctx.app, await lookup(ctx)),
-  }),
+  onService('GET', '', 'A model service (ServeInfo)', serveInfo),
+  onService('DELETE', '', 'Destroy a model service (its routes drain, then it is destroyed)', destroyService),
+  onService('GET', '/errors', 'Failed routes of the service and its retry count', serviceErrors),
+  onService('POST', '/errors/clear', 'Forget failed routes and reset retries', clearServiceErrors),
   route({
     method: 'POST', path: '/services/:service_id/scale', privilege: 'user', status: 'FROZEN', input: byId.extend({ to: int() }),
     summary: 'Set the desired number of sessions',
     handler: async (ctx) => scaleService(ctx.app, await lookup(ctx), ctx.input.to),
   }),
-  route({
-    method: 'POST', path: '/services/:service_id/sync', privilege: 'user', status: 'FROZEN', input: byId,
-    summary: 'Push the healthy route table to the app proxy again',
-    handler: async (ctx) => syncService(ctx.app, await lookup(ctx)),
-  }),
+  onService('POST', '/sync', 'Push the healthy route table to the app proxy again', syncService),
   route({
     method: 'PUT', path: '/services/:service_id/routings/:route_id', privilege: 'user', status: 'FROZEN',
     input: byId.extend({ route_id: z.string().min(1), traffic_ratio: z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number().min(0, 'must be ≥ 0').max(1e6)) }),

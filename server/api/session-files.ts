@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { route, type RawReply } from '../http/route';
 import { list } from '../http/params';
 import { findSession } from '../sessions/access';
-import { sessionScratch } from '../sessions/files/scratch';
+import { sessionScratch, type Scratch } from '../sessions/files/scratch';
 import { listFiles } from '../sessions/files/list';
 import { parseUpload, writeUpload, UPLOAD_BODY_LIMIT } from '../sessions/files/upload';
 import { downloadArchive, downloadSingle } from '../sessions/files/download';
@@ -22,6 +22,22 @@ function streamTo(res: ServerResponse, reply: RawReply): RawReply {
   const body = reply.body;
   if (body instanceof Readable) res.once('close', () => body.destroy());
   return reply;
+}
+
+/** A download CONTRACT §7.2 serves on GET and POST alike, from the session's scratch directory. */
+function downloadRoutes<I extends z.infer<typeof byName>>(
+  path: string,
+  input: z.ZodType<I>,
+  summary: string,
+  response: string,
+  reply: (scratch: Scratch, input: I) => RawReply,
+) {
+  return (['GET', 'POST'] as const).map((method) =>
+    route({
+      method, path, privilege: 'user', status: 'FROZEN', input, summary, response,
+      handler: async (ctx) => streamTo(ctx.res, reply(await sessionScratch(ctx.app, await lookup(ctx)), ctx.input)),
+    }),
+  );
 }
 
 const filesInput = byName.extend({ files: list(z.string()) });
@@ -46,22 +62,10 @@ export const sessionFileRoutes = [
       return {};
     },
   }),
-  ...(['GET', 'POST'] as const).map((method) =>
-    route({
-      method, path: '/session/:session_name/download', privilege: 'user', status: 'FROZEN', input: filesInput,
-      summary: 'Download up to 5 files or directories: multipart/mixed, one application/x-tar part each',
-      response: 'multipart/mixed',
-      handler: async (ctx) => streamTo(ctx.res, downloadArchive(await sessionScratch(ctx.app, await lookup(ctx)), ctx.input.files)),
-    }),
-  ),
-  ...(['GET', 'POST'] as const).map((method) =>
-    route({
-      method, path: '/session/:session_name/download_single', privilege: 'user', status: 'FROZEN', input: singleInput,
-      summary: 'Download one small file (≤100 MiB) as application/octet-stream',
-      response: 'application/octet-stream',
-      handler: async (ctx) => streamTo(ctx.res, downloadSingle(await sessionScratch(ctx.app, await lookup(ctx)), ctx.input.file)),
-    }),
-  ),
+  ...downloadRoutes('/session/:session_name/download', filesInput, 'Download up to 5 files or directories: multipart/mixed, one application/x-tar part each',
+    'multipart/mixed', (scratch, input) => downloadArchive(scratch, input.files)),
+  ...downloadRoutes('/session/:session_name/download_single', singleInput, 'Download one small file (≤100 MiB) as application/octet-stream',
+    'application/octet-stream', (scratch, input) => downloadSingle(scratch, input.file)),
   route({
     method: 'POST', path: '/session/:session_name/commit', privilege: 'user', status: 'RUNNING',
     input: byName.extend({ login_session_token: z.string().nullish(), filename: z.string().nullish() }),

@@ -1,6 +1,6 @@
 /** §Sessions: create, inspect, execute, manage and destroy compute sessions. */
 import { z } from 'zod';
-import { route, raw, type RequestContext } from '../http/route';
+import { emptyAfter, route, raw, type RequestContext } from '../http/route';
 import { bool, uuid } from '../http/params';
 import { Problem } from '../http/problem';
 import { createSession } from '../sessions/create';
@@ -71,10 +71,7 @@ export const sessionRoutes = [
   route({
     method: 'PATCH', path: '/session/:session_name', privilege: 'user', status: 'FROZEN', input: byName,
     summary: 'Restart the session (files in /home/work are kept)',
-    handler: async (ctx) => {
-      await restartSession(ctx.app, await lookup(ctx));
-      return {};
-    },
+    handler: async (ctx) => emptyAfter(restartSession(ctx.app, await lookup(ctx))),
   }),
   route({
     method: 'POST', path: '/session/:session_name', privilege: 'user', status: 'FROZEN', input: executeSchema, freeText: ['code', 'options'],
@@ -107,10 +104,7 @@ export const sessionRoutes = [
   route({
     method: 'POST', path: '/session/:session_name/rename', privilege: 'user', status: 'RUNNING', input: byName.extend({ name: z.string().min(1) }),
     summary: 'Rename a running session',
-    handler: async (ctx) => {
-      await renameSession(ctx.app, await lookup(ctx), ctx.input.name);
-      return {};
-    },
+    handler: async (ctx) => emptyAfter(renameSession(ctx.app, await lookup(ctx), ctx.input.name)),
   }),
   route({
     method: 'POST', path: '/session/:session_name/interrupt', privilege: 'user', status: 'FROZEN', input: byName,
@@ -170,9 +164,6 @@ export const sessionRoutes = [
   route({
     method: 'POST', path: '/session/:session_name/shutdown-service', privilege: 'user', status: 'FROZEN', input: byName.extend({ service_name: z.string().min(1) }),
     summary: 'Stop an in-session app',
-    handler: async (ctx) => {
-      await shutdownApp(ctx.app, await lookup(ctx), ctx.input.service_name);
-      return {};
-    },
+    handler: async (ctx) => emptyAfter(shutdownApp(ctx.app, await lookup(ctx), ctx.input.service_name)),
   }),
 ];

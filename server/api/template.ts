@@ -1,11 +1,11 @@
 /** §Templates: session and cluster templates, and the two ways of starting sessions from them (§Sessions). */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route';
-import { bool } from '../http/params';
+import { bool, fold } from '../http/params';
 import { createTemplates, deleteTemplate, findTemplate, listTemplates, updateTemplate } from '../templates/store';
 import { renderDetail } from '../templates/render';
 import { clusterRequestSchema, fromTemplateSchema } from '../templates/request';
-import { fold, SESSION_TEXT } from '../sessions/inputs';
+import { SESSION_TEXT } from '../sessions/inputs';
 import { createCluster, createFromTemplate } from '../templates/instantiate';
 import type { TemplateKind } from '../templates/validate';
 

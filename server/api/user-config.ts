@@ -1,6 +1,6 @@
 /** §User, domain and group configuration: dotfiles per user, domain and project, and the user's bootstrap script (CONTRACT §14.3). */
 import { z } from 'zod';
-import { route, type RequestContext } from '../http/route';
+import { emptyAfter, route, type RequestContext } from '../http/route';
 import { bootstrapScript, dotfilePath, dotfilePermission, storable } from '../userconfig/validation';
 import { createDotfile, deleteDotfile, getDotfile, listDotfiles, updateDotfile, type DotfileOwner } from '../userconfig/dotfiles';
 import { domainOwner, groupOwner, userOwner, type Access } from '../userconfig/owners';
@@ -29,10 +29,7 @@ function dotfileRoutes<I>(path: string, scope: z.ZodType<I>, writePrivilege: 'us
     route({
       method: 'POST', path, privilege: writePrivilege, status: 'FROZEN', input: scope.and(dotfile), freeText: ['data'],
       summary: `Create a dotfile of ${label}`,
-      handler: async (ctx) => {
-        await createDotfile(ctx.app, await resolve(ctx, 'write'), ctx.input);
-        return {};
-      },
+      handler: async (ctx) => emptyAfter(createDotfile(ctx.app, await resolve(ctx, 'write'), ctx.input)),
     }),
     route({
       method: 'GET', path, privilege: 'user', status: 'FROZEN', input: scope.and(optionalPath),
@@ -45,10 +42,7 @@ function dotfileRoutes<I>(path: string, scope: z.ZodType<I>, writePrivilege: 'us
     route({
       method: 'PATCH', path, privilege: writePrivilege, status: 'FROZEN', input: scope.and(dotfile), freeText: ['data'],
       summary: `Replace the data and permission of a dotfile of ${label}`,
-      handler: async (ctx) => {
-        await updateDotfile(ctx.app, await resolve(ctx, 'write'), ctx.input);
-        return {};
-      },
+      handler: async (ctx) => emptyAfter(updateDotfile(ctx.app, await resolve(ctx, 'write'), ctx.input)),
     }),
     route({
       method: 'DELETE', path, privilege: writePrivilege, status: 'FROZEN', input: scope.and(requiredPath),
@@ -67,10 +61,7 @@ export const userConfigRoutes = [
     method: 'POST', path: '/user-config/bootstrap-script', privilege: 'user', status: 'FROZEN', freeText: ['script'],
     input: userScope.extend({ script: bootstrapScript() }),
     summary: 'Set the bootstrap script run before a new session is ready (≤64 KiB; empty clears it)',
-    handler: async (ctx) => {
-      await setBootstrapScript(ctx.app, (await ofUser(ctx, 'write')).id, ctx.input.script);
-      return {};
-    },
+    handler: async (ctx) => emptyAfter(setBootstrapScript(ctx.app, (await ofUser(ctx, 'write')).id, ctx.input.script)),
   }),
   route({
     method: 'GET', path: '/user-config/bootstrap-script', privilege: 'user', status: 'FROZEN', input: userScope,

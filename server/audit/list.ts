@@ -6,19 +6,13 @@
 import type { App } from '../app';
 import { isSuperadmin, type Principal } from '../auth/principal';
 import { Problem } from '../http/problem';
-import { filterAndOrder, pageWindow, type FieldMap, type ListArgs } from '../db/list-query';
+import { filterAndOrder, pageWindow, fieldsOf, type FieldMap, type ListArgs } from '../db/list-query';
 import { auditOf } from './writer';
 
-export const AUDIT_FIELDS: FieldMap = {
-  created_at: { column: 'created_at', type: 'datetime' },
-  actor_email: { column: 'actor_email', type: 'string' },
-  access_key: { column: 'access_key', type: 'string' },
-  action: { column: 'action', type: 'string' },
-  target: { column: 'target', type: 'string' },
-  status: { column: 'status', type: 'string' },
-  request_id: { column: 'request_id', type: 'string' },
-  client_ip: { column: 'client_ip', type: 'string' },
-};
+export const AUDIT_FIELDS: FieldMap = fieldsOf(null, {
+  string: ['actor_email', 'access_key', 'action', 'target', 'status', 'request_id', 'client_ip'],
+  datetime: ['created_at'],
+});
 
 export interface AuditItem {
   created_at: Date;

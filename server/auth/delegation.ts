@@ -4,7 +4,8 @@
  */
 import type { KeypairCache } from './keypair-cache';
 import { Problem } from '../http/problem';
-import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
+import type { AnySelect } from '../db/untyped';
+import { ownerReach, reachable, reaches } from './reach';
 import { isAdmin, isSuperadmin, type Principal } from './principal';
 
 export async function actingAs(app: { keypairs: KeypairCache }, caller: Principal, ownerAccessKey: string | undefined | null): Promise<Principal> {
@@ -25,25 +26,12 @@ export async function actingAs(app: { keypairs: KeypairCache }, caller: Principa
  * one resource (a read by id, a write), seenBy for a query (lists and counts), so a list never shows what a read
  * refuses.
  */
-type Sight = { all: true } | { all: false; accessKey: string; domain: string | null };
-
-function sightOf(viewer: Principal): Sight {
-  if (isSuperadmin(viewer)) return { all: true };
-  return { all: false, accessKey: viewer.accessKey, domain: isAdmin(viewer) ? viewer.domainName : null };
-}
-
 /** Whether `viewer` may see a resource owned in `domainName` by `ownerAccessKey`. */
 export function canSee(viewer: Principal, owner: { accessKey: string; domainName: string }): boolean {
-  const sight = sightOf(viewer);
-  return sight.all || owner.accessKey === sight.accessKey || owner.domainName === sight.domain;
+  return reaches(ownerReach(viewer, 'accessKey'), { owner: owner.accessKey, domain: owner.domainName });
 }
 
 /** canSee as a condition on a query whose owner access key and domain are the given columns. */
 export function seenBy<Q extends AnySelect>(viewer: Principal, query: Q, columns: { accessKey: string; domainName: string }): Q {
-  const sight = sightOf(viewer);
-  if (sight.all) return query;
-  const { accessKey, domain } = sight;
-  return query.where((eb: AnyExpressionBuilder) =>
-    eb.or([eb(eb.ref(columns.accessKey), '=', accessKey), ...(domain ? [eb(eb.ref(columns.domainName), '=', domain)] : [])]),
-  ) as Q;
+  return reachable(ownerReach(viewer, 'accessKey'), query, { owner: columns.accessKey, domain: columns.domainName });
 }

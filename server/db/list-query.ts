@@ -30,6 +30,23 @@ export interface FieldSpec {
 }
 export type FieldMap = Record<string, FieldSpec>;
 
+/**
+ * A field map written by type: `fieldsOf('e', { uuid: ['id', 'project:group_id'], string: ['name', 'user_email:u.email'] })`.
+ * Each entry is a field named as its column of `alias` (`alias` null: an unqualified column), or `field:column` when
+ * the names differ; a column with a dot is taken as written (a joined table's). Fields needing more than a column
+ * and a type (`trueWhen`, `through`) are spread in beside it.
+ */
+export function fieldsOf(alias: string | null, byType: Partial<Record<FieldType, string[]>>): FieldMap {
+  const map: FieldMap = {};
+  for (const [type, entries] of Object.entries(byType) as [FieldType, string[]][]) {
+    for (const entry of entries) {
+      const [field, named = field] = entry.split(':');
+      map[field] = { column: named.includes('.') || !alias ? named : `${alias}.${named}`, type };
+    }
+  }
+  return map;
+}
+
 export const MAX_LIMIT = 100;
 
 export interface ListArgs {
@@ -113,21 +130,21 @@ class FilterParser {
   }
 
   private or(): FilterNode {
-    const items = [this.and()];
-    while (this.isPunct('|', '||') || this.isWord('or')) {
-      this.next();
-      items.push(this.and());
-    }
-    return items.length === 1 ? items[0] : { kind: 'or', items };
+    return this.joined('or', ['|', '||'], () => this.and());
   }
 
   private and(): FilterNode {
-    const items = [this.unary()];
-    while (this.isPunct('&', '&&') || this.isWord('and')) {
+    return this.joined('and', ['&', '&&'], () => this.unary());
+  }
+
+  /** `operand (op operand)*`, where op is one of `puncts` or the word `kind`: one operand stands alone. */
+  private joined(kind: 'and' | 'or', puncts: string[], operand: () => FilterNode): FilterNode {
+    const items = [operand()];
+    while (this.isPunct(...puncts) || this.isWord(kind)) {
       this.next();
-      items.push(this.unary());
+      items.push(operand());
     }
-    return items.length === 1 ? items[0] : { kind: 'and', items };
+    return items.length === 1 ? items[0] : { kind, items };
   }
 
   private unary(): FilterNode {

@@ -5,10 +5,11 @@
 import { isSuperadmin } from '../auth/principal';
 import { dbOf, invalid, mutation, requireSuperadmin, type GqlContext, type ResolverMap } from './context';
 import { modifyAgent } from '../manager/modify-agent';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { LIST_ARGS_SDL, runList, fieldsOf, type FieldMap, type ListArgs } from '../db/list-query';
 import { containersOnAgent } from './sessions';
 import { OCCUPYING_AGENT, SESSION_STATUSES } from '../sessions/states';
 import type { Slots } from '../db/schema';
+import { entityResults, resultTypes } from './sdl';
 
 const AGENT_FILTER_ARGS = 'scaling_group: String, status: String';
 
@@ -83,7 +84,7 @@ export const agentTypeDefs = /* GraphQL */ `
     scaling_group: String
   }
 
-  type ModifyAgent { ok: Boolean, msg: String, agent: Agent }
+  ${resultTypes(entityResults('Agent', 'agent', ['Modify']))}
 
   extend type Query {
     agent(agent_id: String!): Agent
@@ -98,19 +99,11 @@ export const agentTypeDefs = /* GraphQL */ `
   }
 `;
 
-const AGENT_FIELDS: FieldMap = {
-  id: { column: 'id', type: 'string' },
-  status: { column: 'status', type: 'string' },
-  scaling_group: { column: 'scaling_group', type: 'string' },
-  schedulable: { column: 'schedulable', type: 'boolean' },
-  region: { column: 'region', type: 'string' },
-  addr: { column: 'addr', type: 'string' },
-  architecture: { column: 'architecture', type: 'string' },
-  version: { column: 'version', type: 'string' },
-  status_changed: { column: 'status_changed', type: 'datetime' },
-  first_contact: { column: 'first_contact', type: 'datetime' },
-  lost_at: { column: 'lost_at', type: 'datetime' },
-};
+const AGENT_FIELDS: FieldMap = fieldsOf(null, {
+  string: ['id', 'status', 'scaling_group', 'region', 'addr', 'architecture', 'version'],
+  boolean: ['schedulable'],
+  datetime: ['status_changed', 'first_contact', 'lost_at'],
+});
 
 const SUMMARY_FIELDS: FieldMap = {
   id: AGENT_FIELDS.id,

@@ -7,17 +7,17 @@ import { loadRegistry, loadRows, toRegistry, type RegistryProps } from '../conta
 import { createContainerRegistry } from '../container-registries/create';
 import { modifyContainerRegistry } from '../container-registries/modify';
 import { deleteContainerRegistry } from '../container-registries/delete';
+import { crudMutations, entityResults, resultTypes } from './sdl';
+
+/** A registry's settings, as read and as written. */
+const REGISTRY_SETTINGS = 'project: [String], username: String, password: String, ssl_verify: Boolean, is_global: Boolean';
 
 export const containerRegistryTypeDefs = /* GraphQL */ `
   type ContainerRegistryConfig {
     url: String!
     "docker, harbor, harbor2, github, gitlab, ecr, ecr-public or local."
     type: String!
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
   }
 
   type ContainerRegistry {
@@ -26,37 +26,23 @@ export const containerRegistryTypeDefs = /* GraphQL */ `
     registry_name: String
     url: String
     type: String
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
     config: ContainerRegistryConfig
   }
 
   input CreateContainerRegistryInput {
     url: String!
     type: String!
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
   }
 
   input ModifyContainerRegistryInput {
     url: String
     type: String
-    project: [String]
-    username: String
-    password: String
-    ssl_verify: Boolean
-    is_global: Boolean
+    ${REGISTRY_SETTINGS}
   }
 
-  type CreateContainerRegistry { ok: Boolean, msg: String, container_registry: ContainerRegistry }
-  type ModifyContainerRegistry { ok: Boolean, msg: String, container_registry: ContainerRegistry }
-  type DeleteContainerRegistry { ok: Boolean, msg: String, container_registry: ContainerRegistry }
+  ${resultTypes(entityResults('ContainerRegistry', 'container_registry', ['Create', 'Modify', 'Delete']))}
 
   extend type Query {
     container_registry(hostname: String!): ContainerRegistry
@@ -64,9 +50,7 @@ export const containerRegistryTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    create_container_registry(hostname: String!, props: CreateContainerRegistryInput!): CreateContainerRegistry
-    modify_container_registry(hostname: String!, props: ModifyContainerRegistryInput!): ModifyContainerRegistry
-    delete_container_registry(hostname: String!): DeleteContainerRegistry
+    ${crudMutations('container_registry', 'ContainerRegistry', 'hostname: String!')}
   }
 `;
 

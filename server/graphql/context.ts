@@ -5,6 +5,7 @@
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { App } from '../app';
 import type { Db } from '../db';
+import type { AnyKysely } from '../db/untyped';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { Problem } from '../http/problem';
 import * as privilege from '../auth/privilege';
@@ -145,6 +146,19 @@ export function groupBy<K, T>(rows: T[], key: (row: T) => K): Map<K, T[]> {
     else out.set(k, [row]);
   }
   return out;
+}
+
+/** The association tables that tie scaling groups to a domain or a project, and their key column. */
+const SCALING_GROUP_LINKS = { domain: { table: 'sgroups_for_domains', key: 'domain' }, project: { table: 'sgroups_for_groups', key: 'group_id' } } as const;
+
+/** The scaling groups associated with one domain (by name) or project (by id), loaded for all the request asks at once. */
+export async function associatedScalingGroups(ctx: GqlContext, of: keyof typeof SCALING_GROUP_LINKS, id: string): Promise<string[]> {
+  const { table, key } = SCALING_GROUP_LINKS[of];
+  const load = loader<string, { owner: string; scaling_group: string }[]>(ctx, `${of}.scaling_groups`, async (ids) => {
+    const rows = await (dbOf(ctx) as AnyKysely).selectFrom(table).select([`${key} as owner`, 'scaling_group']).where(key, 'in', ids).orderBy('scaling_group').execute();
+    return groupBy(rows as { owner: string; scaling_group: string }[], (r) => r.owner);
+  });
+  return ((await load.load(id)) ?? []).map((r) => r.scaling_group);
 }
 
 export { given } from '../admin/values';

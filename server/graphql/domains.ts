@@ -2,12 +2,22 @@
 import { isSuperadmin } from '../auth/principal';
 import type { Domain } from '../db/schema';
 import { Problem } from '../http/problem';
-import { dbOf, groupBy, loader, mutation, requireSuperadmin, type ResolverMap } from './context';
+import { associatedScalingGroups, dbOf, mutation, requireSuperadmin, type ResolverMap } from './context';
 import { loadDomain, type DomainProps } from '../domains/values';
 import { createDomain } from '../domains/create';
 import { modifyDomain } from '../domains/modify';
 import { deleteDomain } from '../domains/delete';
 import { purgeDomain } from '../domains/purge';
+import { entityResults, resultTypes } from './sdl';
+
+/** What creating and modifying a domain both set. */
+const DOMAIN_SETTINGS = /* GraphQL */ `
+    description: String
+    is_active: Boolean
+    total_resource_slots: JSONString
+    allowed_vfolder_hosts: JSONString
+    allowed_docker_registries: [String]
+    integration_id: String`;
 
 export const domainTypeDefs = /* GraphQL */ `
   type Domain {
@@ -24,28 +34,15 @@ export const domainTypeDefs = /* GraphQL */ `
   }
 
   input DomainInput {
-    description: String
-    is_active: Boolean
-    total_resource_slots: JSONString
-    allowed_vfolder_hosts: JSONString
-    allowed_docker_registries: [String]
-    integration_id: String
+    ${DOMAIN_SETTINGS}
   }
 
   input ModifyDomainInput {
     name: String
-    description: String
-    is_active: Boolean
-    total_resource_slots: JSONString
-    allowed_vfolder_hosts: JSONString
-    allowed_docker_registries: [String]
-    integration_id: String
+    ${DOMAIN_SETTINGS}
   }
 
-  type CreateDomain { ok: Boolean, msg: String, domain: Domain }
-  type ModifyDomain { ok: Boolean, msg: String, domain: Domain }
-  type DeleteDomain { ok: Boolean, msg: String }
-  type PurgeDomain { ok: Boolean, msg: String }
+  ${resultTypes({ ...entityResults('Domain', 'domain', ['Create', 'Modify']), DeleteDomain: '', PurgeDomain: '' })}
 
   extend type Query {
     "A domain; without a name, the caller's own. Non-superadmins may read only their own domain."
@@ -81,13 +78,7 @@ export const domainResolvers: ResolverMap = {
     },
   },
   Domain: {
-    scaling_groups: async (domain: Domain, _args, ctx) => {
-      const load = loader<string, { scaling_group: string }[]>(ctx, 'domain.scaling_groups', async (names) => {
-        const rows = await dbOf(ctx).selectFrom('sgroups_for_domains').select(['domain', 'scaling_group']).where('domain', 'in', names).orderBy('scaling_group').execute();
-        return groupBy(rows, (r) => r.domain);
-      });
-      return ((await load.load(domain.name)) ?? []).map((r) => r.scaling_group);
-    },
+    scaling_groups: (domain: Domain, _args, ctx) => associatedScalingGroups(ctx, 'domain', domain.name),
   },
   Mutation: {
     create_domain: mutation((args: { name: string; props: DomainProps }, ctx) => createDomain(ctx.app, ctx.principal, args)),

@@ -11,8 +11,9 @@ import { serviceEndpointUrl } from '../services/shapes';
 import { reachableServices, reachesService } from '../services/access';
 import { modifyEndpoint, type EndpointChanges } from '../services/modify-endpoint';
 import { dbOf, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { LIST_ARGS_SDL, runList, fieldsOf, type FieldMap, type ListArgs } from '../db/list-query';
 import { canonicalUuid } from '../util/uuid';
+import { entityResults, resultTypes } from './sdl';
 
 export const endpointTypeDefs = /* GraphQL */ `
   type Routing {
@@ -115,7 +116,7 @@ export const endpointTypeDefs = /* GraphQL */ `
     environ: JSONString
   }
 
-  type ModifyEndpoint { ok: Boolean, msg: String, endpoint: Endpoint }
+  ${resultTypes(entityResults('Endpoint', 'endpoint', ['Modify']))}
 
   extend type Query {
     endpoint(endpoint_id: UUID!): Endpoint
@@ -130,43 +131,25 @@ export const endpointTypeDefs = /* GraphQL */ `
   }
 `;
 
-const ENDPOINT_FIELDS: FieldMap = {
-  id: { column: 'e.id', type: 'uuid' },
-  endpoint_id: { column: 'e.id', type: 'uuid' },
-  name: { column: 'e.name', type: 'string' },
-  image: { column: 'e.image', type: 'string' },
-  domain: { column: 'e.domain_name', type: 'string' },
-  project: { column: 'e.group_id', type: 'uuid' },
-  resource_group: { column: 'e.scaling_group_name', type: 'string' },
-  model: { column: 'e.model_id', type: 'uuid' },
-  session_owner: { column: 'e.session_owner', type: 'uuid' },
-  created_user: { column: 'e.created_user', type: 'uuid' },
-  desired_session_count: { column: 'e.desired_session_count', type: 'number' },
-  replicas: { column: 'e.desired_session_count', type: 'number' },
-  open_to_public: { column: 'e.open_to_public', type: 'boolean' },
-  runtime_variant: { column: 'e.runtime_variant', type: 'string' },
-  lifecycle_stage: { column: 'e.lifecycle_stage', type: 'string' },
-  retries: { column: 'e.retries', type: 'number' },
-  created_at: { column: 'e.created_at', type: 'datetime' },
-  destroyed_at: { column: 'e.destroyed_at', type: 'datetime' },
-};
+const ENDPOINT_FIELDS: FieldMap = fieldsOf('e', {
+  uuid: ['id', 'endpoint_id:id', 'project:group_id', 'model:model_id', 'session_owner', 'created_user'],
+  string: ['name', 'image', 'domain:domain_name', 'resource_group:scaling_group_name', 'runtime_variant', 'lifecycle_stage'],
+  number: ['desired_session_count', 'replicas:desired_session_count', 'retries'],
+  boolean: ['open_to_public'],
+  datetime: ['created_at', 'destroyed_at'],
+});
 
-const ROUTING_FIELDS: FieldMap = {
-  id: { column: 'r.id', type: 'uuid' },
-  routing_id: { column: 'r.id', type: 'uuid' },
-  endpoint: { column: 'r.endpoint_id', type: 'uuid' },
-  session: { column: 'r.session_id', type: 'uuid' },
-  status: { column: 'r.status', type: 'string' },
-  traffic_ratio: { column: 'r.traffic_ratio', type: 'number' },
-  created_at: { column: 'r.created_at', type: 'datetime' },
-};
+const ROUTING_FIELDS: FieldMap = fieldsOf('r', {
+  uuid: ['id', 'routing_id:id', 'endpoint:endpoint_id', 'session:session_id'],
+  string: ['status'],
+  number: ['traffic_ratio'],
+  datetime: ['created_at'],
+});
 
-const TOKEN_FIELDS: FieldMap = {
-  id: { column: 't.id', type: 'uuid' },
-  endpoint_id: { column: 't.endpoint_id', type: 'uuid' },
-  created_at: { column: 't.created_at', type: 'datetime' },
-  valid_until: { column: 't.valid_until', type: 'datetime' },
-};
+const TOKEN_FIELDS: FieldMap = fieldsOf('t', {
+  uuid: ['id', 'endpoint_id'],
+  datetime: ['created_at', 'valid_until'],
+});
 
 type EndpointRow = Endpoint & { created_user_email: string | null; session_owner_email: string | null };
 

@@ -9,19 +9,20 @@ import { Problem } from '../http/problem';
 import {
   adminDomainScope,
   adminSees,
+  associatedScalingGroups,
   dbOf,
-  groupBy,
   isDomainAdmin,
-  loader,
   mutation,
   type GqlContext,
   type ResolverMap,
 } from './context';
-import { isMember, loadGroup, storedType, type GroupProps } from '../projects/values';
+import { loadGroup, storedType, type GroupProps } from '../projects/values';
+import { isProjectMember } from '../projects/membership';
 import { createProject } from '../projects/create';
 import { modifyProject } from '../projects/modify';
 import { deleteProject } from '../projects/delete';
 import { purgeProject } from '../projects/purge';
+import { entityResults, resultTypes } from './sdl';
 
 export const groupTypeDefs = /* GraphQL */ `
   type Group {
@@ -72,10 +73,7 @@ export const groupTypeDefs = /* GraphQL */ `
     container_registry: JSONString
   }
 
-  type CreateGroup { ok: Boolean, msg: String, group: Group }
-  type ModifyGroup { ok: Boolean, msg: String, group: Group }
-  type DeleteGroup { ok: Boolean, msg: String }
-  type PurgeGroup { ok: Boolean, msg: String }
+  ${resultTypes({ ...entityResults('Group', 'group', ['Create', 'Modify']), DeleteGroup: '', PurgeGroup: '' })}
 
   extend type Query {
     group(id: UUID!, domain_name: String): Group
@@ -98,7 +96,7 @@ async function visibleGroup(ctx: GqlContext, id: string): Promise<Group | null> 
   const group = await loadGroup(ctx.app, id);
   if (!group) return null;
   if (adminSees(ctx, group.domain_name)) return group;
-  return (await isMember(ctx.app, id, ctx.principal.userId)) ? group : null;
+  return (await isProjectMember(ctx.app, { userId: ctx.principal.userId, projectId: id })) ? group : null;
 }
 
 /** Groups the caller may see, optionally within one domain. */
@@ -133,13 +131,7 @@ export const groupResolvers: ResolverMap = {
   Group: {
     type: (group: Group) => group.type.toUpperCase().replace(/-/g, '_'),
     container_registry: () => ({}),
-    scaling_groups: async (group: Group, _args, ctx) => {
-      const load = loader<string, { scaling_group: string }[]>(ctx, 'group.scaling_groups', async (ids) => {
-        const rows = await dbOf(ctx).selectFrom('sgroups_for_groups').select(['group_id', 'scaling_group']).where('group_id', 'in', ids).orderBy('scaling_group').execute();
-        return groupBy(rows, (r) => r.group_id);
-      });
-      return ((await load.load(group.id)) ?? []).map((r) => r.scaling_group);
-    },
+    scaling_groups: (group: Group, _args, ctx) => associatedScalingGroups(ctx, 'project', group.id),
   },
   Mutation: {
     create_group: mutation((args: { name: string; props: GroupProps & { domain_name: string } }, ctx) => createProject(ctx.app, ctx.principal, args)),

@@ -7,6 +7,7 @@ import { forgetImage } from '../images/forget';
 import { modifyImage, type ImageChanges } from '../images/modify';
 import { localCopyTask, rescanImages } from '../images/rescan';
 import { mutation, requireSuperadmin, type ResolverMap } from './context';
+import { entityResults, plainResults, resultTypes } from './sdl';
 
 export const imageMutationTypeDefs = /* GraphQL */ `
   input KVPairInput {
@@ -26,13 +27,13 @@ export const imageMutationTypeDefs = /* GraphQL */ `
     size_bytes: BigInt
   }
 
-  type RescanImages { ok: Boolean, msg: String, task_id: UUID }
-  type PreloadImage { ok: Boolean, msg: String, task_id: UUID }
-  type UnloadImage { ok: Boolean, msg: String, task_id: UUID }
-  type AliasImage { ok: Boolean, msg: String }
-  type DealiasImage { ok: Boolean, msg: String }
-  type ModifyImage { ok: Boolean, msg: String }
-  type ForgetImage { ok: Boolean, msg: String, image: Image }
+  ${resultTypes({
+    RescanImages: 'task_id: UUID',
+    PreloadImage: 'task_id: UUID',
+    UnloadImage: 'task_id: UUID',
+    ...plainResults('AliasImage', 'DealiasImage', 'ModifyImage'),
+    ...entityResults('Image', 'image', ['Forget']),
+  })}
 
   extend type Mutation {
     "Writes the local registry's images again; follow the task through /events/background-task."

@@ -6,13 +6,14 @@
 import { isAdmin, isSuperadmin } from '../auth/principal';
 import { Problem } from '../http/problem';
 import { adminDomainScope, adminSees, dbOf, groupBy, loader, mutation, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { LIST_ARGS_SDL, runList, fieldsOf, type FieldMap, type ListArgs } from '../db/list-query';
 import { keypairsFrom, loadKeypair, selectKeypair, type KeypairProps, type KeypairRow } from '../keypairs/values';
 import { createKeypair } from '../keypairs/create';
 import { modifyKeypair } from '../keypairs/modify';
 import { deleteKeypair } from '../keypairs/delete';
 import { COUNTING_QUOTA } from '../sessions/states';
 import { sessionsOfKeypair } from './sessions';
+import { entityResults, resultTypes } from './sdl';
 
 const KEYPAIR_FILTER_ARGS = 'domain_name: String, email: String, is_active: Boolean';
 
@@ -77,9 +78,7 @@ export const keypairTypeDefs = /* GraphQL */ `
     rate_limit: Int
   }
 
-  type CreateKeyPair { ok: Boolean, msg: String, keypair: KeyPair }
-  type ModifyKeyPair { ok: Boolean, msg: String, keypair: KeyPair }
-  type DeleteKeyPair { ok: Boolean, msg: String }
+  ${resultTypes({ ...entityResults('KeyPair', 'keypair', ['Create', 'Modify']), DeleteKeyPair: '' })}
 
   extend type Query {
     "A keypair; without an access key, the caller's own."
@@ -96,22 +95,12 @@ export const keypairTypeDefs = /* GraphQL */ `
   }
 `;
 
-const KEYPAIR_FIELDS: FieldMap = {
-  access_key: { column: 'k.access_key', type: 'string' },
-  user_id: { column: 'u.email', type: 'string' },
-  email: { column: 'u.email', type: 'string' },
-  full_name: { column: 'u.full_name', type: 'string' },
-  domain_name: { column: 'u.domain_name', type: 'string' },
-  is_active: { column: 'k.is_active', type: 'boolean' },
-  is_admin: { column: 'k.is_admin', type: 'boolean' },
-  resource_policy: { column: 'k.resource_policy', type: 'string' },
-  rate_limit: { column: 'k.rate_limit', type: 'number' },
-  num_queries: { column: 'k.num_queries', type: 'number' },
-  created_at: { column: 'k.created_at', type: 'datetime' },
-  modified_at: { column: 'k.modified_at', type: 'datetime' },
-  last_used: { column: 'k.last_used', type: 'datetime' },
-  ssh_public_key: { column: 'k.ssh_public_key', type: 'string' },
-};
+const KEYPAIR_FIELDS: FieldMap = fieldsOf('k', {
+  string: ['access_key', 'user_id:u.email', 'email:u.email', 'full_name:u.full_name', 'domain_name:u.domain_name', 'resource_policy', 'ssh_public_key'],
+  number: ['rate_limit', 'num_queries'],
+  boolean: ['is_active', 'is_admin'],
+  datetime: ['created_at', 'modified_at', 'last_used'],
+});
 
 interface KeypairFilterArgs {
   domain_name?: string | null;

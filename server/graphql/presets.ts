@@ -4,6 +4,7 @@ import { findPreset, presetsFrom, type PresetProps } from '../presets/values';
 import { createPreset } from '../presets/create';
 import { modifyPreset } from '../presets/modify';
 import { deletePreset } from '../presets/delete';
+import { entityResults, resultTypes } from './sdl';
 
 export const presetTypeDefs = /* GraphQL */ `
   type ResourcePreset {
@@ -28,9 +29,7 @@ export const presetTypeDefs = /* GraphQL */ `
     scaling_group_name: String
   }
 
-  type CreateResourcePreset { ok: Boolean, msg: String, resource_preset: ResourcePreset }
-  type ModifyResourcePreset { ok: Boolean, msg: String, resource_preset: ResourcePreset }
-  type DeleteResourcePreset { ok: Boolean, msg: String, resource_preset: ResourcePreset }
+  ${resultTypes(entityResults('ResourcePreset', 'resource_preset', ['Create', 'Modify', 'Delete']))}
 
   extend type Query {
     resource_preset(name: String, id: UUID): ResourcePreset

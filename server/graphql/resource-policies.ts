@@ -8,6 +8,29 @@ import { loadPolicy } from '../resource-policies/values';
 import { createResourcePolicy } from '../resource-policies/create';
 import { modifyResourcePolicy } from '../resource-policies/modify';
 import { deleteResourcePolicy } from '../resource-policies/delete';
+import { crudMutations, entityResults, resultTypes } from './sdl';
+
+/** The fields both the create and the modify input of each policy kind take. */
+const KEYPAIR_POLICY_LIMITS = /* GraphQL */ `
+    total_resource_slots: JSONString
+    max_session_lifetime: Int
+    max_concurrent_sessions: Int
+    max_concurrent_sftp_sessions: Int
+    max_containers_per_session: Int
+    idle_timeout: BigInt
+    allowed_vfolder_hosts: JSONString
+    max_pending_session_count: Int`;
+/** The folder limits keypair policies once had, now in user and project policies: kept for Backend.AI clients. */
+const keypairFolderLimits = (what: string) => /* GraphQL */ `
+    "${what}"
+    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
+    "${what}"
+    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    "${what}"
+    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")`;
+const KEYPAIR_POLICY_INPUT = `${KEYPAIR_POLICY_LIMITS}${keypairFolderLimits('Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies.')}`;
+const USER_POLICY_INPUT = 'max_vfolder_count: Int, max_quota_scope_size: BigInt, max_session_count_per_model_session: Int, max_customized_image_count: Int';
+const PROJECT_POLICY_INPUT = 'max_vfolder_count: Int, max_quota_scope_size: BigInt, max_network_count: Int';
 
 export const resourcePolicyTypeDefs = /* GraphQL */ `
   type KeyPairResourcePolicy {
@@ -16,56 +39,18 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
     created_at: DateTime
     "LIMITED or UNLIMITED: how slots absent from total_resource_slots are treated."
     default_for_unspecified: String
-    total_resource_slots: JSONString
-    max_session_lifetime: Int
-    max_concurrent_sessions: Int
-    max_containers_per_session: Int
-    idle_timeout: BigInt
-    allowed_vfolder_hosts: JSONString
-    max_pending_session_count: Int
-    max_concurrent_sftp_sessions: Int
-    "Always null: folder limits are in user and project resource policies."
-    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
-    "Always null: folder limits are in user and project resource policies."
-    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
-    "Always null: folder limits are in user and project resource policies."
-    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    ${KEYPAIR_POLICY_LIMITS}
+    ${keypairFolderLimits('Always null: folder limits are in user and project resource policies.')}
   }
 
   input CreateKeyPairResourcePolicyInput {
     default_for_unspecified: String = "UNLIMITED"
-    total_resource_slots: JSONString
-    max_session_lifetime: Int
-    max_concurrent_sessions: Int
-    max_concurrent_sftp_sessions: Int
-    max_containers_per_session: Int
-    idle_timeout: BigInt
-    allowed_vfolder_hosts: JSONString
-    max_pending_session_count: Int
-    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
-    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    ${KEYPAIR_POLICY_INPUT}
   }
 
   input ModifyKeyPairResourcePolicyInput {
     default_for_unspecified: String
-    total_resource_slots: JSONString
-    max_session_lifetime: Int
-    max_concurrent_sessions: Int
-    max_concurrent_sftp_sessions: Int
-    max_containers_per_session: Int
-    idle_timeout: BigInt
-    allowed_vfolder_hosts: JSONString
-    max_pending_session_count: Int
-    "Accepted for Backend.AI clients and ignored: folder limits are in user and project resource policies."
-    max_vfolder_count: Int @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_vfolder_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
-    "Accepted for Backend.AI clients and ignored."
-    max_quota_scope_size: BigInt @deprecated(reason: "Deprecated since 23.09.4")
+    ${KEYPAIR_POLICY_INPUT}
   }
 
   type UserResourcePolicy {
@@ -81,17 +66,11 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
   }
 
   input CreateUserResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_session_count_per_model_session: Int
-    max_customized_image_count: Int
+    ${USER_POLICY_INPUT}
   }
 
   input ModifyUserResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_session_count_per_model_session: Int
-    max_customized_image_count: Int
+    ${USER_POLICY_INPUT}
   }
 
   type ProjectResourcePolicy {
@@ -106,26 +85,21 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
   }
 
   input CreateProjectResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_network_count: Int
+    ${PROJECT_POLICY_INPUT}
   }
 
   input ModifyProjectResourcePolicyInput {
-    max_vfolder_count: Int
-    max_quota_scope_size: BigInt
-    max_network_count: Int
+    ${PROJECT_POLICY_INPUT}
   }
 
-  type CreateKeyPairResourcePolicy { ok: Boolean, msg: String, resource_policy: KeyPairResourcePolicy }
-  type ModifyKeyPairResourcePolicy { ok: Boolean, msg: String, resource_policy: KeyPairResourcePolicy }
-  type DeleteKeyPairResourcePolicy { ok: Boolean, msg: String }
-  type CreateUserResourcePolicy { ok: Boolean, msg: String, resource_policy: UserResourcePolicy }
-  type ModifyUserResourcePolicy { ok: Boolean, msg: String, resource_policy: UserResourcePolicy }
-  type DeleteUserResourcePolicy { ok: Boolean, msg: String }
-  type CreateProjectResourcePolicy { ok: Boolean, msg: String, resource_policy: ProjectResourcePolicy }
-  type ModifyProjectResourcePolicy { ok: Boolean, msg: String, resource_policy: ProjectResourcePolicy }
-  type DeleteProjectResourcePolicy { ok: Boolean, msg: String }
+  ${resultTypes({
+    ...entityResults('KeyPairResourcePolicy', 'resource_policy', ['Create', 'Modify']),
+    DeleteKeyPairResourcePolicy: '',
+    ...entityResults('UserResourcePolicy', 'resource_policy', ['Create', 'Modify']),
+    DeleteUserResourcePolicy: '',
+    ...entityResults('ProjectResourcePolicy', 'resource_policy', ['Create', 'Modify']),
+    DeleteProjectResourcePolicy: '',
+  })}
 
   extend type Query {
     "A keypair resource policy; without a name, the one of the caller's keypair."
@@ -139,15 +113,9 @@ export const resourcePolicyTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    create_keypair_resource_policy(name: String!, props: CreateKeyPairResourcePolicyInput!): CreateKeyPairResourcePolicy
-    modify_keypair_resource_policy(name: String!, props: ModifyKeyPairResourcePolicyInput!): ModifyKeyPairResourcePolicy
-    delete_keypair_resource_policy(name: String!): DeleteKeyPairResourcePolicy
-    create_user_resource_policy(name: String!, props: CreateUserResourcePolicyInput!): CreateUserResourcePolicy
-    modify_user_resource_policy(name: String!, props: ModifyUserResourcePolicyInput!): ModifyUserResourcePolicy
-    delete_user_resource_policy(name: String!): DeleteUserResourcePolicy
-    create_project_resource_policy(name: String!, props: CreateProjectResourcePolicyInput!): CreateProjectResourcePolicy
-    modify_project_resource_policy(name: String!, props: ModifyProjectResourcePolicyInput!): ModifyProjectResourcePolicy
-    delete_project_resource_policy(name: String!): DeleteProjectResourcePolicy
+    ${crudMutations('keypair_resource_policy', 'KeyPairResourcePolicy', 'name: String!')}
+    ${crudMutations('user_resource_policy', 'UserResourcePolicy', 'name: String!')}
+    ${crudMutations('project_resource_policy', 'ProjectResourcePolicy', 'name: String!')}
   }
 `;
 

@@ -6,13 +6,15 @@ import { isAdmin, isSuperadmin } from '../auth/principal';
 import type { ScalingGroup } from '../db/schema';
 import { Problem } from '../http/problem';
 import { adminSees, dbOf, invalid, mutation, requireAdmin, type GqlContext, type ResolverMap } from './context';
-import { isMember, loadGroup } from '../projects/values';
+import { loadGroup } from '../projects/values';
+import { isProjectMember } from '../projects/membership';
 import { canonicalUuid } from '../util/uuid';
 import { loadScalingGroup, type ScalingGroupProps } from '../scaling-groups/values';
 import { createScalingGroup } from '../scaling-groups/create';
 import { modifyScalingGroup } from '../scaling-groups/modify';
 import { deleteScalingGroup } from '../scaling-groups/delete';
 import { associateScalingGroup, disassociateAllScalingGroups, disassociateScalingGroup } from '../scaling-groups/associations';
+import { crudMutations, entityResults, plainResults, resultTypes } from './sdl';
 
 export const scalingGroupTypeDefs = /* GraphQL */ `
   type ScalingGroup {
@@ -58,17 +60,12 @@ export const scalingGroupTypeDefs = /* GraphQL */ `
     use_host_network: Boolean
   }
 
-  type CreateScalingGroup { ok: Boolean, msg: String, scaling_group: ScalingGroup }
-  type ModifyScalingGroup { ok: Boolean, msg: String, scaling_group: ScalingGroup }
-  type DeleteScalingGroup { ok: Boolean, msg: String }
-  type AssociateScalingGroupWithDomain { ok: Boolean, msg: String }
-  type DisassociateScalingGroupWithDomain { ok: Boolean, msg: String }
-  type DisassociateAllScalingGroupsWithDomain { ok: Boolean, msg: String }
-  type AssociateScalingGroupWithUserGroup { ok: Boolean, msg: String }
-  type DisassociateScalingGroupWithUserGroup { ok: Boolean, msg: String }
-  type DisassociateAllScalingGroupsWithGroup { ok: Boolean, msg: String }
-  type AssociateScalingGroupWithKeyPair { ok: Boolean, msg: String }
-  type DisassociateScalingGroupWithKeyPair { ok: Boolean, msg: String }
+  ${resultTypes({
+    ...entityResults('ScalingGroup', 'scaling_group', ['Create', 'Modify']),
+    ...plainResults('DeleteScalingGroup', 'AssociateScalingGroupWithDomain', 'DisassociateScalingGroupWithDomain', 'DisassociateAllScalingGroupsWithDomain'),
+    ...plainResults('AssociateScalingGroupWithUserGroup', 'DisassociateScalingGroupWithUserGroup', 'DisassociateAllScalingGroupsWithGroup'),
+    ...plainResults('AssociateScalingGroupWithKeyPair', 'DisassociateScalingGroupWithKeyPair'),
+  })}
 
   extend type Query {
     scaling_group(name: String): ScalingGroup
@@ -80,9 +77,7 @@ export const scalingGroupTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    create_scaling_group(name: String!, props: CreateScalingGroupInput!): CreateScalingGroup
-    modify_scaling_group(name: String!, props: ModifyScalingGroupInput!): ModifyScalingGroup
-    delete_scaling_group(name: String!): DeleteScalingGroup
+    ${crudMutations('scaling_group', 'ScalingGroup', 'name: String!')}
     associate_scaling_group_with_domain(domain: String!, scaling_group: String!): AssociateScalingGroupWithDomain
     disassociate_scaling_group_with_domain(domain: String!, scaling_group: String!): DisassociateScalingGroupWithDomain
     disassociate_all_scaling_groups_with_domain(domain: String!): DisassociateAllScalingGroupsWithDomain
@@ -127,7 +122,7 @@ export const scalingGroupResolvers: ResolverMap = {
       const id = canonicalUuid(args.user_group);
       if (!id) throw invalid(`user_group: ${args.user_group} is not a project UUID.`);
       const group = await loadGroup(ctx.app, id);
-      const visible = group && (adminSees(ctx, group.domain_name) || (!isAdmin(ctx.principal) && (await isMember(ctx.app, id, ctx.principal.userId))));
+      const visible = group && (adminSees(ctx, group.domain_name) || (!isAdmin(ctx.principal) && (await isProjectMember(ctx.app, { userId: ctx.principal.userId, projectId: id }))));
       if (!visible) return [];
       return scalingGroupsFrom(ctx, args.is_active)
         .where('name', 'in', (eb) => eb.selectFrom('sgroups_for_groups').select('scaling_group').where('group_id', '=', id))

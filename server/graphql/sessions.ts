@@ -1,22 +1,23 @@
 /**
  * Compute sessions and their containers (kernels), with Backend.AI's field names: compute_session(_list),
- * compute_container(_list) and modify_compute_session. Visibility is the REST rule (server/auth/delegation
- * canSee): one's own sessions (by access key), a domain admin's domain, everything for superadmins. A session
- * the caller may not see reads as null, exactly like one that does not exist.
+ * compute_container(_list) and modify_compute_session. Visibility is the REST rule (server/sessions/access.ts,
+ * seesSession and visibleSessions): one's own sessions (by access key), a domain admin's domain, everything for
+ * superadmins. A session the caller may not see reads as null, exactly like one that does not exist.
  */
 import type { AnySelect } from '../db/untyped';
-import { canSee, seenBy } from '../auth/delegation';
 import { isAdmin } from '../auth/principal';
 import type { Kernel, Session } from '../db/schema';
 import { Problem } from '../http/problem';
+import { seesSession, visibleSessions } from '../sessions/access';
 import { modifySession, type SessionChanges } from '../sessions/modify';
 import { SESSION_STATUSES } from '../sessions/states';
 import { adminDomainScope, dbOf, groupBy, invalid, loader, mutation, notFound, type GqlContext, type ResolverMap } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type FieldSpec, type ListArgs } from '../db/list-query';
+import { LIST_ARGS_SDL, runList, fieldsOf, type FieldMap, type FieldSpec, type ListArgs } from '../db/list-query';
 import { canonicalUuid } from '../util/uuid';
 import { formatKernelStat } from '../sessions/kernel-stats';
 import { idleChecksWith, idleLimitsOf, type IdleLimits } from '../culling/checks';
 import { queuePlaces, type QueuePlace } from '../sessions/scheduler/queue';
+import { entityResults, resultTypes } from './sdl';
 
 // group_id is a String, as in Backend.AI (clients declare `$group_id: String`); it is checked as a UUID.
 const SESSION_FILTER_ARGS = 'status: String, access_key: String, group_id: String, domain_name: String';
@@ -161,7 +162,7 @@ export const sessionTypeDefs = /* GraphQL */ `
     priority: Int
   }
 
-  type ModifyComputeSession { ok: Boolean, msg: String, compute_session: ComputeSession }
+  ${resultTypes(entityResults('ComputeSession', 'compute_session', ['Modify']))}
 
   extend type Query {
     compute_session(id: UUID!): ComputeSession
@@ -179,55 +180,27 @@ export const sessionTypeDefs = /* GraphQL */ `
 const AGENT_FIELD: FieldSpec = { column: 's.id', type: 'string', through: { table: 'kernels as fk', key: 'fk.session_id', value: 'fk.agent_id' } };
 
 const SESSION_FIELDS: FieldMap = {
-  id: { column: 's.id', type: 'uuid' },
-  session_id: { column: 's.id', type: 'uuid' },
-  name: { column: 's.name', type: 'string' },
-  type: { column: 's.session_type', type: 'string' },
-  tag: { column: 's.tag', type: 'string' },
-  priority: { column: 's.priority', type: 'number' },
-  image: { column: 's.image', type: 'string' },
-  architecture: { column: 's.architecture', type: 'string' },
-  cluster_mode: { column: 's.cluster_mode', type: 'string' },
-  cluster_size: { column: 's.cluster_size', type: 'number' },
-  domain_name: { column: 's.domain_name', type: 'string' },
-  group_id: { column: 's.group_id', type: 'uuid' },
-  group_name: { column: 'g.name', type: 'string' },
-  user_id: { column: 's.user_uuid', type: 'uuid' },
-  user_email: { column: 'u.email', type: 'string' },
-  full_name: { column: 'u.full_name', type: 'string' },
-  access_key: { column: 's.access_key', type: 'string' },
-  scaling_group: { column: 's.scaling_group_name', type: 'string' },
-  status: { column: 's.status', type: 'string' },
-  status_info: { column: 's.status_info', type: 'string' },
-  status_changed: { column: 's.status_changed', type: 'datetime' },
-  result: { column: 's.result', type: 'string' },
-  num_queries: { column: 's.num_queries', type: 'number' },
-  created_at: { column: 's.created_at', type: 'datetime' },
-  terminated_at: { column: 's.terminated_at', type: 'datetime' },
-  starts_at: { column: 's.starts_at', type: 'datetime' },
-  startup_command: { column: 's.startup_command', type: 'string' },
+  ...fieldsOf('s', {
+    uuid: ['id', 'session_id:id', 'group_id', 'user_id:user_uuid'],
+    string: [
+      'name', 'type:session_type', 'tag', 'image', 'architecture', 'cluster_mode', 'domain_name', 'group_name:g.name', 'user_email:u.email',
+      'full_name:u.full_name', 'access_key', 'scaling_group:scaling_group_name', 'status', 'status_info', 'result', 'startup_command'
+    ],
+    number: ['priority', 'cluster_size', 'num_queries'],
+    datetime: ['status_changed', 'created_at', 'terminated_at', 'starts_at'],
+  }),
   // A session's agents are those of its kernels; Backend.AI names the filter three ways.
   agent_ids: AGENT_FIELD,
   agent_id: AGENT_FIELD,
   agents: AGENT_FIELD,
 };
 
-const CONTAINER_FIELDS: FieldMap = {
-  id: { column: 'k.id', type: 'uuid' },
-  role: { column: 'k.cluster_role', type: 'string' },
-  cluster_role: { column: 'k.cluster_role', type: 'string' },
-  idx: { column: 'k.cluster_idx', type: 'number' },
-  cluster_idx: { column: 'k.cluster_idx', type: 'number' },
-  hostname: { column: 'k.cluster_hostname', type: 'string' },
-  cluster_hostname: { column: 'k.cluster_hostname', type: 'string' },
-  agent: { column: 'k.agent_id', type: 'string' },
-  agent_id: { column: 'k.agent_id', type: 'string' },
-  status: { column: 'k.status', type: 'string' },
-  status_info: { column: 'k.status_info', type: 'string' },
-  status_changed: { column: 'k.status_changed', type: 'datetime' },
-  created_at: { column: 'k.created_at', type: 'datetime' },
-  terminated_at: { column: 'k.terminated_at', type: 'datetime' },
-};
+const CONTAINER_FIELDS: FieldMap = fieldsOf('k', {
+  uuid: ['id'],
+  string: ['role:cluster_role', 'cluster_role', 'hostname:cluster_hostname', 'cluster_hostname', 'agent:agent_id', 'agent_id', 'status', 'status_info'],
+  number: ['idx:cluster_idx', 'cluster_idx'],
+  datetime: ['status_changed', 'created_at', 'terminated_at'],
+});
 
 /** A session row with the owner's email and name and the project's name. */
 type SessionRow = Session & { user_email: string | null; full_name: string | null; group_name: string | null };
@@ -254,7 +227,7 @@ function selectSession(qb: AnySelect): AnySelect<SessionRow> {
 }
 
 function sees(ctx: GqlContext, row: { access_key: string; domain_name: string }): boolean {
-  return canSee(ctx.principal, { accessKey: row.access_key, domainName: row.domain_name });
+  return seesSession(ctx.principal, row);
 }
 
 /** Statuses from "A,B, C" (case-insensitive); an unknown status is refused. */
@@ -278,7 +251,7 @@ interface SessionFilterArgs {
 
 function scopedSessions(ctx: GqlContext, args: SessionFilterArgs) {
   const p = ctx.principal;
-  let q = seenBy(p, sessionsFrom(ctx), { accessKey: 's.access_key', domainName: 's.domain_name' });
+  let q = visibleSessions(p, sessionsFrom(ctx));
   if (args.domain_name) {
     if (isAdmin(p)) adminDomainScope(ctx, args.domain_name);
     else if (args.domain_name !== p.domainName) throw new Problem('generic-forbidden', 'You may list only your own sessions.');

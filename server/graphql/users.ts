@@ -17,13 +17,14 @@ import {
   type GqlContext,
   type ResolverMap,
 } from './context';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { LIST_ARGS_SDL, runList, fieldsOf, type FieldMap, type ListArgs } from '../db/list-query';
 import { canonicalUuid } from '../util/uuid';
 import { loadUserBy, type UserProps } from '../accounts/managed-users';
 import { addUser } from '../accounts/add-user';
 import { modifyUser } from '../accounts/modify-user';
 import { deleteUser } from '../accounts/delete-user';
 import { purgeUser } from '../accounts/purge-user';
+import { entityResults, resultTypes } from './sdl';
 
 const USER_FILTER_ARGS = 'domain_name: String, group_id: UUID, is_active: Boolean, status: String';
 
@@ -113,10 +114,7 @@ export const userTypeDefs = /* GraphQL */ `
     delegate_endpoint_ownership: Boolean
   }
 
-  type CreateUser { ok: Boolean, msg: String, user: User }
-  type ModifyUser { ok: Boolean, msg: String, user: User }
-  type DeleteUser { ok: Boolean, msg: String }
-  type PurgeUser { ok: Boolean, msg: String }
+  ${resultTypes({ ...entityResults('User', 'user', ['Create', 'Modify']), DeleteUser: '', PurgeUser: '' })}
 
   extend type Query {
     "A user by email; without one, the caller. Plain users may read only themselves."
@@ -138,21 +136,13 @@ export const userTypeDefs = /* GraphQL */ `
 `;
 
 const USER_FIELDS: FieldMap = {
-  uuid: { column: 'uuid', type: 'uuid' },
-  username: { column: 'username', type: 'string' },
-  email: { column: 'email', type: 'string' },
-  full_name: { column: 'full_name', type: 'string' },
-  description: { column: 'description', type: 'string' },
-  status: { column: 'status', type: 'string' },
+  ...fieldsOf(null, {
+    uuid: ['uuid'],
+    string: ['username', 'email', 'full_name', 'description', 'status', 'status_info', 'domain_name', 'role', 'resource_policy', 'main_access_key'],
+    boolean: ['need_password_change'],
+    datetime: ['created_at', 'modified_at'],
+  }),
   is_active: { column: 'status', type: 'boolean', trueWhen: 'active' },
-  status_info: { column: 'status_info', type: 'string' },
-  domain_name: { column: 'domain_name', type: 'string' },
-  role: { column: 'role', type: 'string' },
-  resource_policy: { column: 'resource_policy', type: 'string' },
-  need_password_change: { column: 'need_password_change', type: 'boolean' },
-  main_access_key: { column: 'main_access_key', type: 'string' },
-  created_at: { column: 'created_at', type: 'datetime' },
-  modified_at: { column: 'modified_at', type: 'datetime' },
 };
 
 interface UserFilterArgs {

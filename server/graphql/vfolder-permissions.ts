@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { isAdmin, isSuperadmin } from '../auth/principal';
-import { LIST_ARGS_SDL, runList, type FieldMap, type ListArgs } from '../db/list-query';
+import { LIST_ARGS_SDL, runList, fieldsOf, type FieldMap, type ListArgs } from '../db/list-query';
 import type { ResolverMap } from './context';
 
 export const vfolderPermissionTypeDefs = /* GraphQL */ `
@@ -27,13 +27,10 @@ export const vfolderPermissionTypeDefs = /* GraphQL */ `
   }
 `;
 
-const FIELDS: FieldMap = {
-  permission: { column: 'p.permission', type: 'string' },
-  vfolder: { column: 'p.vfolder_id', type: 'uuid' },
-  vfolder_name: { column: 'v.name', type: 'string' },
-  user: { column: 'p.user_uuid', type: 'uuid' },
-  user_email: { column: 'su.email', type: 'string' },
-};
+const FIELDS: FieldMap = fieldsOf('p', {
+  uuid: ['vfolder:vfolder_id', 'user:user_uuid'],
+  string: ['permission', 'vfolder_name:v.name', 'user_email:su.email'],
+});
 
 export const vfolderPermissionResolvers: ResolverMap = {
   Query: {

@@ -8,8 +8,8 @@ import { Problem } from '../http/problem';
 import { listFolders } from '../storage/list';
 import { allVolumes } from '../storage/hosts';
 import type { GqlContext, ResolverMap } from './context';
-import { LIST_ARGS_SDL, filterAndOrder, pageWindow, type FieldMap, type ListArgs } from '../db/list-query';
-import type { FolderQuery } from '../storage/access';
+import { LIST_ARGS_SDL, filterAndOrder, pageWindow, fieldsOf, type FieldMap, type ListArgs } from '../db/list-query';
+import type { AccessRoute, FolderQuery } from '../storage/access';
 
 export const vfolderTypeDefs = /* GraphQL */ `
   type VirtualFolder {
@@ -67,28 +67,16 @@ export const vfolderTypeDefs = /* GraphQL */ `
 type Folder = Record<string, unknown>;
 
 /** What filter and order may name (Backend.AI's field names), and the columns they mean. */
-export const VIRTUAL_FOLDER_FIELDS: FieldMap = {
-  id: { column: 'v.id', type: 'uuid' },
-  name: { column: 'v.name', type: 'string' },
-  host: { column: 'v.host', type: 'string' },
-  quota_scope_id: { column: 'v.quota_scope_id', type: 'string' },
-  usage_mode: { column: 'v.usage_mode', type: 'string' },
-  permission: { column: 'v.permission', type: 'string' },
-  ownership_type: { column: 'v.ownership_type', type: 'string' },
-  user: { column: 'v.user_uuid', type: 'uuid' },
-  user_email: { column: 'u.email', type: 'string' },
-  group: { column: 'v.group_id', type: 'uuid' },
-  group_name: { column: 'g.name', type: 'string' },
-  creator: { column: 'v.creator', type: 'string' },
-  unmanaged_path: { column: 'v.unmanaged_path', type: 'string' },
-  status: { column: 'v.status', type: 'string' },
-  cloneable: { column: 'v.cloneable', type: 'boolean' },
-  max_files: { column: 'v.max_files', type: 'number' },
-  max_size: { column: 'v.max_size', type: 'number' },
-  cur_size: { column: 'v.cur_size', type: 'number' },
-  created_at: { column: 'v.created_at', type: 'datetime' },
-  last_used: { column: 'v.last_used', type: 'datetime' },
-};
+export const VIRTUAL_FOLDER_FIELDS: FieldMap = fieldsOf('v', {
+  uuid: ['id', 'user:user_uuid', 'group:group_id'],
+  string: [
+    'name', 'host', 'quota_scope_id', 'usage_mode', 'permission', 'ownership_type', 'user_email:u.email', 'group_name:g.name', 'creator',
+    'unmanaged_path', 'status'
+  ],
+  number: ['max_files', 'max_size', 'cur_size'],
+  boolean: ['cloneable'],
+  datetime: ['created_at', 'last_used'],
+});
 
 function page<T>(rows: T[], args: ListArgs): { items: T[]; total_count: number } {
   const { limit, offset } = pageWindow(args);
@@ -96,10 +84,10 @@ function page<T>(rows: T[], args: ListArgs): { items: T[]; total_count: number }
 }
 
 /** The folders GET /folders shows, narrowed and ordered by the list's filter and order. */
-async function reachable(ctx: GqlContext, args: Pick<ListArgs, 'filter' | 'order'> = {}, groupId?: string | null): Promise<Folder[]> {
+async function reachable(ctx: GqlContext, args: Pick<ListArgs, 'filter' | 'order'> = {}, groupId?: string | null, via?: AccessRoute): Promise<Folder[]> {
   // Parsed (and refused with an error) before any query runs.
   const refine = args.filter || args.order ? (query: FolderQuery) => filterAndOrder(query, args, VIRTUAL_FOLDER_FIELDS) : undefined;
-  return listFolders(ctx.app, ctx.principal, { group_id: groupId ?? null }, refine);
+  return listFolders(ctx.app, ctx.principal, { group_id: groupId ?? null }, { refine, via });
 }
 
 export const vfolderResolvers: ResolverMap = {
@@ -111,7 +99,7 @@ export const vfolderResolvers: ResolverMap = {
     vfolder_list: async (_root, args: ListArgs & { group_id?: string | null }, ctx) => page(await reachable(ctx, args, args.group_id), args),
     vfolder_own_list: async (_root, args: ListArgs, ctx) => page((await reachable(ctx, args)).filter((f) => f.ownership_type === 'user' && f.is_owner), args),
     vfolder_invited_list: async (_root, args: ListArgs, ctx) =>
-      page((await reachable(ctx, args)).filter((f) => f.ownership_type === 'user' && f.user !== ctx.principal.userId), args),
+      page((await reachable(ctx, args, null, 'shared')).filter((f) => f.ownership_type === 'user'), args),
     vfolder_project_list: async (_root, args: ListArgs & { group_id?: string | null }, ctx) =>
       page((await reachable(ctx, args, args.group_id)).filter((f) => f.ownership_type === 'group'), args),
     storage_volume_list: (_root, args: ListArgs, ctx) => {

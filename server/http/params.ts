@@ -46,3 +46,19 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
   }
   return out;
 }
+
+/**
+ * Renames every accepted alias to its canonical key (the first spelling given wins): Backend.AI clients spell many
+ * inputs several ways (`groupName`, `group_name`, `group`).
+ */
+export function fold(aliases: Record<string, string[]>, value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [canonical, others] of Object.entries(aliases)) {
+    for (const alias of others) {
+      if (out[canonical] === undefined && out[alias] !== undefined) out[canonical] = out[alias];
+      delete out[alias];
+    }
+  }
+  return out;
+}

@@ -93,6 +93,12 @@ export function upgradeRequired(): never {
 }
 
 /** Declares a route with its input type inferred from the schema. */
+/** The `{}` that CONTRACT's mutations without a result answer, once `work` has succeeded. */
+export async function emptyAfter(work: Promise<unknown>): Promise<Record<string, never>> {
+  await work;
+  return {};
+}
+
 export function route<S extends z.ZodType>(def: RouteDef<S>): RouteDef<S> {
   return def;
 }

@@ -1,7 +1,9 @@
 /**
  * Backend.AI's image label convention, read so that images made for Backend.AI run unchanged in Berth:
  *   ai.backend.kernelspec          the convention's version (present on every kernel image)
- *   ai.backend.runtime-type        `python` (Berth's query mode drives that interpreter); anything else, or none: shell
+ *   ai.backend.runtime-type        `python` (Berth's query mode drives that interpreter), `shell` (queries are bash
+ *                                  scripts); anything else, or none: `app` (terminals, batch commands and apps; code
+ *                                  execution answers a clear error, since the image has no interpreter Berth knows)
  *   ai.backend.runtime-path        the interpreter, e.g. /usr/bin/python3 (also runs Berth's kernel runner)
  *   ai.backend.service-ports       `name:protocol:port` (or `name:protocol:[p1,p2]`), comma-separated
  *   ai.backend.resource.min.<slot> minimum resources, e.g. cpu=1, mem=256m
@@ -10,9 +12,10 @@
  * for its port), as Backend.AI reads it.
  */
 import type { ServicePort } from '../db/schema';
+import type { Runtime } from '../agents/agent';
 
 export interface ImageRuntime {
-  runtime: 'python' | 'shell';
+  runtime: Runtime;
   runtimePath: string | null;
   servicePorts: ServicePort[];
   resourceLimits: Record<string, { min: string; max?: string | null }>;
@@ -45,7 +48,8 @@ export function serviceDefArgv(def: unknown): string[] | null {
 /** The runtime description of an image from its labels and the service-defs found in it (name → parsed JSON). */
 export function imageRuntime(labels: Record<string, string>, serviceDefs: Record<string, unknown> = {}): ImageRuntime {
   const runtimePath = labels['ai.backend.runtime-path']?.startsWith('/') ? labels['ai.backend.runtime-path'] : null;
-  const runtime = labels['ai.backend.runtime-type'] === 'python' && runtimePath ? 'python' : 'shell';
+  const type = labels['ai.backend.runtime-type'];
+  const runtime: Runtime = type === 'python' && runtimePath ? 'python' : type === 'shell' ? 'shell' : 'app';
   const servicePorts: ServicePort[] = parseServicePortsLabel(labels['ai.backend.service-ports']).map((entry) => {
     const argv = serviceDefArgv(serviceDefs[entry.name]);
     return { name: entry.name, protocol: entry.protocol as ServicePort['protocol'], ports: entry.ports, ...(argv ? { argv } : {}) };

@@ -7,7 +7,7 @@ import { json } from '../db';
 import { Problem, badRequest as invalid } from '../http/problem';
 import { hostPermissions, normaliseSlots } from '../admin/values';
 import { loadDomain } from '../domains/values';
-import { loadGroup, storedType, type GroupProps } from './values';
+import { loadGroup, projectIdByName, storedType, type GroupProps } from './values';
 import { checkPolicyExists } from '../resource-policies/values';
 
 export async function createProject(app: App, principal: Principal, input: { name: string; props: GroupProps & { domain_name: string } }) {
@@ -18,8 +18,7 @@ export async function createProject(app: App, principal: Principal, input: { nam
   if (!(await loadDomain(app, props.domain_name))) throw invalid(`No such domain: ${props.domain_name}`);
   const policy = props.resource_policy ?? 'default';
   await checkPolicyExists(app, 'project_resource_policies', policy);
-  const clash = await app.db.selectFrom('groups').select('id').where('domain_name', '=', props.domain_name).where('name', '=', name).executeTakeFirst();
-  if (clash) throw new Problem('generic-bad-request', `Project ${name} already exists in domain ${props.domain_name}.`);
+  if (await projectIdByName(app, props.domain_name, name)) throw new Problem('generic-bad-request', `Project ${name} already exists in domain ${props.domain_name}.`);
   const id = randomUUID();
   await app.db
     .insertInto('groups')

@@ -14,19 +14,15 @@ export function storedType(wire: string): string {
   return stored;
 }
 
+/** The id of the project named `name` in `domain` (active or not), if there is one: names are unique per domain. */
+export async function projectIdByName(app: Pick<App, 'db'>, domain: string, name: string): Promise<string | undefined> {
+  return (await app.db.selectFrom('groups').select('id').where('domain_name', '=', domain).where('name', '=', name).executeTakeFirst())?.id;
+}
+
 export function loadGroup(app: App, id: string): Promise<Group | undefined> {
   return app.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function isMember(app: App, groupId: string, userId: string): Promise<boolean> {
-  const row = await app.db
-    .selectFrom('association_groups_users')
-    .select('group_id')
-    .where('group_id', '=', groupId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return Boolean(row);
-}
 
 /** The group for a management operation: missing, or outside a domain admin's domain, reads as not found. */
 export async function managedGroup(app: App, principal: Principal, id: string): Promise<Group> {

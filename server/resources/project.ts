@@ -7,6 +7,7 @@ import type { App } from '../app';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { badRequest } from '../http/problem';
 import type { Slots } from '../db/schema';
+import { isProjectMember } from '../projects/membership';
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -33,11 +34,5 @@ async function mayUse(app: App, principal: Principal, project: { id: string; dom
   if (isSuperadmin(principal)) return true;
   if (project.domain_name !== principal.domainName) return false;
   if (isAdmin(principal)) return true;
-  const member = await app.db
-    .selectFrom('association_groups_users')
-    .select('group_id')
-    .where('group_id', '=', project.id)
-    .where('user_id', '=', principal.userId)
-    .executeTakeFirst();
-  return member !== undefined;
+  return isProjectMember(app, { userId: principal.userId, projectId: project.id });
 }

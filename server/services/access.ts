@@ -6,32 +6,21 @@
  * Anything else, and a destroyed service, is 404 exactly like a service that does not exist.
  */
 import type { App } from '../app';
-import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
-import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
+import type { Principal } from '../auth/principal';
+import { ownerReach, reachable, reaches } from '../auth/reach';
+import type { AnySelect } from '../db/untyped';
 import type { Endpoint } from '../db/schema';
 import { notFound } from '../http/problem';
 import { canonicalUuid } from '../util/uuid';
 
-/** The rule for one caller: everything, or their own services plus (for a domain admin) their domain's. */
-type Reach = { all: true } | { all: false; owner: string; domain: string | null };
-
-function reachOf(caller: Principal): Reach {
-  if (isSuperadmin(caller)) return { all: true };
-  return { all: false, owner: caller.userId, domain: isAdmin(caller) ? caller.domainName : null };
-}
-
 /** Whether `caller` reaches this service (reads and writes by id). */
 export function reachesService(caller: Principal, endpoint: Pick<Endpoint, 'session_owner' | 'domain_name'>): boolean {
-  const reach = reachOf(caller);
-  return reach.all || endpoint.session_owner === reach.owner || endpoint.domain_name === reach.domain;
+  return reaches(ownerReach(caller, 'userId'), { owner: endpoint.session_owner, domain: endpoint.domain_name });
 }
 
 /** The same rule as a condition on a query over `endpoints as e` (lists and counts). */
 export function reachableServices<Q extends AnySelect>(caller: Principal, query: Q): Q {
-  const reach = reachOf(caller);
-  if (reach.all) return query;
-  const { owner, domain } = reach;
-  return query.where((eb: AnyExpressionBuilder) => eb.or([eb('e.session_owner', '=', owner), ...(domain ? [eb('e.domain_name', '=', domain)] : [])])) as Q;
+  return reachable(ownerReach(caller, 'userId'), query, { owner: 'e.session_owner', domain: 'e.domain_name' });
 }
 
 export async function findService(app: App, caller: Principal, reference: string): Promise<Endpoint> {

@@ -21,6 +21,7 @@ import { LIVE } from './states';
 import { publishSessionEvent } from './transition';
 import { schedulerRecord, statusInfo, submissionVerdict } from './scheduler/reasons';
 import { appsOf, compactServicePorts, preopenPorts, sessionApps, withPreopen } from '../apps/session-apps';
+import { isProjectMember } from '../projects/membership';
 
 export interface CreateSessionInput {
   name: string;
@@ -247,8 +248,7 @@ async function validate(app: App, caller: Principal, owner: Principal, input: Cr
     .where('is_active', '=', true)
     .executeTakeFirst();
   if (!group) throw badRequest(`No such project: ${input.group}`, { group: 'unknown project' });
-  const member = await app.db.selectFrom('association_groups_users').select('group_id').where('group_id', '=', group.id).where('user_id', '=', owner.userId).executeTakeFirst();
-  if (!member && !isSuperadmin(owner)) throw badRequest(`The owner is not a member of project "${group.name}".`, { group: 'not a member' });
+  if (!isSuperadmin(owner) && !(await isProjectMember(app, { userId: owner.userId, projectId: group.id }))) throw badRequest(`The owner is not a member of project "${group.name}".`, { group: 'not a member' });
 
   const scalingGroup = input.config.scaling_group ?? 'default';
   const allowed = await app.db

@@ -146,6 +146,7 @@ export class Executions {
     }
 
     // query or batch: a new run, after the previous one has finished.
+    if (request.mode === 'query') await refuseCodeWithoutInterpreter(this.app, session);
     await state.turn;
     if (request.runId && state.current?.id === request.runId && !state.current.finished) return this.deliver(session.id, state, state.current);
     const runId = request.runId ?? randomBytes(8).toString('hex');
@@ -179,6 +180,20 @@ export class Executions {
   interrupt(sessionId: string): void {
     this.sessions.get(sessionId)?.current?.connection.send({ op: 'interrupt' });
   }
+}
+
+/**
+ * Query-mode code needs an interpreter: an `app` image (one without Python, e.g. a bare busybox) answers a clear
+ * error instead of feeding the code to whatever shell it has. Terminals and batch commands still work there.
+ */
+export async function refuseCodeWithoutInterpreter(app: App, session: Session): Promise<void> {
+  const image = await app.db.selectFrom('images').select(['name', 'runtime']).where('id', '=', session.image_id).executeTakeFirst();
+  if (image?.runtime !== 'app') return;
+  throw new Problem(
+    'invalid-api-params',
+    `The image ${image.name} has no interpreter for code (no ai.backend.runtime-type python with a runtime-path), so it cannot run queries: use a terminal, or mode "batch" for commands.`,
+    { mode: 'query needs an interpreter' },
+  );
 }
 
 export async function mainKernel(app: App, session: Session) {

@@ -3,22 +3,27 @@
  * zod so a malformed request is a 400 before anything is stored.
  */
 import { z } from 'zod';
-import { bool, int, list } from '../http/params';
+import { bool, fold, int, list } from '../http/params';
 import type { CreateSessionInput } from './create';
 
-/** CONTRACT §7.1 input aliases: canonical name → other accepted spellings. */
-export const SESSION_ALIASES: Record<string, string[]> = {
-  name: ['session_name', 'clientSessionToken'],
+/** Aliases of what a session and a model service (its replicas' sessions) are both made from. */
+export const KERNEL_ALIASES: Record<string, string[]> = {
   image: ['lang'],
   arch: ['architecture'],
-  type: ['sessionType'],
   group: ['groupName', 'group_name'],
   domain: ['domainName', 'domain_name'],
   cluster_size: ['clusterSize'],
   cluster_mode: ['clusterMode'],
   bootstrap_script: ['bootstrapScript'],
-  starts_at: ['startsAt'],
   callback_url: ['callbackUrl', 'callbackURL'],
+};
+
+/** CONTRACT §7.1 input aliases: canonical name → other accepted spellings. */
+export const SESSION_ALIASES: Record<string, string[]> = {
+  ...KERNEL_ALIASES,
+  name: ['session_name', 'clientSessionToken'],
+  type: ['sessionType'],
+  starts_at: ['startsAt'],
   batch_timeout: ['batchTimeout'],
 };
 
@@ -28,19 +33,6 @@ export const CONFIG_ALIASES: Record<string, string[]> = {
   mount_map: ['mountMap'],
   agent_list: ['agentList'],
 };
-
-/** Renames every accepted alias to its canonical key (the first spelling given wins). */
-export function fold(aliases: Record<string, string[]>, value: unknown): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  for (const [canonical, others] of Object.entries(aliases)) {
-    for (const alias of others) {
-      if (out[canonical] === undefined && out[alias] !== undefined) out[canonical] = out[alias];
-      delete out[alias];
-    }
-  }
-  return out;
-}
 
 const configSchema = z.preprocess(
   (v) => fold(CONFIG_ALIASES, v ?? {}),

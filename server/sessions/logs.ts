@@ -1,9 +1,9 @@
 /** Kernel console logs: per session (JSON) and per batch task kernel (text). */
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
-import { canSee } from '../auth/delegation';
 import type { Session } from '../db/schema';
 import { notFound } from '../http/problem';
+import { seesSession } from './access';
 
 export async function kernelLogs(app: App, session: Session, kernelId?: string): Promise<string> {
   let query = app.db.selectFrom('kernels').select(['id', 'agent_id']).where('session_id', '=', session.id);
@@ -27,6 +27,6 @@ export async function taskLogs(app: App, caller: Principal, kernelId: string): P
         .where('k.cluster_role', '=', 'main')
         .executeTakeFirst()
     : undefined;
-  if (!row || !canSee(caller, { accessKey: row.access_key, domainName: row.domain_name })) throw notFound('No such session.');
+  if (!row || !seesSession(caller, row)) throw notFound('No such session.');
   return kernelLogs(app, row, row.kernel_id);
 }

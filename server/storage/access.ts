@@ -1,6 +1,8 @@
 /**
- * The one access check for folders. A caller reaches a folder by name (among the folders they can reach) or by id,
- * and gets a permission on its files:
+ * The one access rule for folders, written once and used in two forms: `accessOf` checks one folder row (a read by
+ * id, a write), `reachableBy` narrows a folder query (lists), so a list never shows what a read refuses. A caller
+ * reaches a folder by id, or by name among the folders a name may mean (every route but the last), and gets a
+ * permission on its files:
  *
  * | who                                                                 | permission                  | manages |
  * |---------------------------------------------------------------------|-----------------------------|---------|
@@ -10,7 +12,7 @@
  * | a user the folder is shared with (invitation, share)                | their `vfolder_permissions` | no      |
  * | group folders: a member of the owning project                       | the folder's `permission`   | no      |
  * | user folders: a superadmin, or a domain admin of the owner's domain | wd                          | yes     |
- * |   (by id; a domain admin has none over a superadmin's folders)      |                             |         |
+ * |   (by id, not by name; none for a domain admin over a superadmin's) |                             |         |
  *
  * `ro` reads, `rw` also writes (mkdir, move, rename, upload), `wd` also deletes files. Renaming, re-configuring and
  * deleting the folder itself is for whoever manages it. Anyone else gets 404 "No such virtual folder.", exactly
@@ -56,7 +58,8 @@ export type Viewer = Pick<Principal, 'userId' | 'domainName' | 'role' | 'isAdmin
 
 /** Superadmins administer every domain's projects and folders; admins those of their own domain. */
 export function administers(viewer: Viewer, domainName: string): boolean {
-  return viewer.role === 'superadmin' || ((viewer.isAdmin || viewer.role === 'admin') && viewer.domainName === domainName);
+  const { admin } = reachOf(viewer);
+  return !!admin && (admin.all || admin.domain === domainName);
 }
 
 /** A folder row with what the access check and the responses need from its owner and project. */
@@ -89,17 +92,38 @@ function isSuper(v: Viewer): boolean {
   return v.role === 'superadmin';
 }
 
-/** The viewer's access to one folder row, or null when they may not see it. */
+/**
+ * The rule for one viewer, as data: who they are, and which folders they administer (none; those of one domain
+ * except superadmins' folders; all). `accessOf` and `reachableBy` are both read off it, route by route, in the
+ * order of the table above.
+ */
+interface Reach {
+  userId: string;
+  admin: { all: true } | { all: false; domain: string } | null;
+}
+
+function reachOf(viewer: Viewer): Reach {
+  if (isSuper(viewer)) return { userId: viewer.userId, admin: { all: true } };
+  return { userId: viewer.userId, admin: viewer.isAdmin || viewer.role === 'admin' ? { all: false, domain: viewer.domainName } : null };
+}
+
+/** Whether the reach's admin part covers this folder (domain admins have no authority over superadmins' folders, CONTRACT §2.4). */
+function adminOver(reach: Reach, folder: Pick<FolderRow, 'domain_name' | 'owner_role'>): boolean {
+  if (!reach.admin) return false;
+  return reach.admin.all || (folder.domain_name === reach.admin.domain && folder.owner_role !== 'superadmin');
+}
+
+/** The viewer's access to one folder row, or null when they may not see it (the rule as a check). */
 export function accessOf(viewer: Viewer, folder: FolderRow): FolderAccess | null {
-  if (folder.ownership_type === 'user' && folder.user_uuid === viewer.userId) {
+  const reach = reachOf(viewer);
+  if (folder.ownership_type === 'user' && folder.user_uuid === reach.userId) {
     return { folder, permission: 'wd', isOwner: true, manages: true, via: 'owner' };
   }
-  // Domain admins have no authority over superadmins' folders (CONTRACT §2.4's delegation rule).
-  const admin = administers(viewer, folder.domain_name) && (isSuper(viewer) || folder.owner_role !== 'superadmin');
+  const admin = adminOver(reach, folder);
   if (folder.ownership_type === 'group' && admin) return { folder, permission: 'wd', isOwner: true, manages: true, via: 'project-admin' };
   if (folder.shared_permission) return { folder, permission: folder.shared_permission, isOwner: false, manages: false, via: 'shared' };
   if (folder.ownership_type === 'group' && folder.is_member) return { folder, permission: folder.permission, isOwner: false, manages: false, via: 'project' };
-  if (admin) return { folder, permission: 'wd', isOwner: false, manages: true, via: 'admin' };
+  if (folder.ownership_type === 'user' && admin) return { folder, permission: 'wd', isOwner: false, manages: true, via: 'admin' };
   return null;
 }
 
@@ -124,13 +148,33 @@ export function folderQuery(app: App, viewerId: string) {
 
 export type FolderQuery = ReturnType<typeof folderQuery>;
 
-/** Restricts a folder query to folders the viewer can reach by name or in listings. */
-export function reachableBy(query: FolderQuery, viewer: Viewer): FolderQuery {
+export interface ReachOptions {
+  /**
+   * Only the folders a name may mean (lookups by name, the duplicate-name check): every route but the admin's,
+   * which reaches other users' folders by id. Their names are theirs: counted as the admin's, they would collide
+   * with the admin's own folders and with each other.
+   */
+  byName?: boolean;
+}
+
+/** The rule as a condition on a folder query (lists, lookups by name): the rows `accessOf` gives access to. */
+export function reachableBy(query: FolderQuery, viewer: Viewer, options: ReachOptions = {}): FolderQuery {
+  const reach = reachOf(viewer);
   return query.where((eb) => {
-    const ways = [eb('v.user_uuid', '=', viewer.userId), eb('p.user_uuid', 'is not', null), eb('m.user_id', 'is not', null)];
-    // Admins also reach the group folders they administer.
-    if (isSuper(viewer)) ways.push(eb('v.ownership_type', '=', 'group'));
-    else if (viewer.isAdmin || viewer.role === 'admin') ways.push(eb.and([eb('v.ownership_type', '=', 'group'), eb('g.domain_name', '=', viewer.domainName)]));
+    const user = eb('v.ownership_type', '=', 'user');
+    const group = eb('v.ownership_type', '=', 'group');
+    const ways = [
+      eb.and([user, eb('v.user_uuid', '=', reach.userId)]),
+      eb('p.user_uuid', 'is not', null),
+      eb.and([group, eb('m.user_id', 'is not', null)]),
+    ];
+    if (reach.admin) {
+      const { admin } = reach;
+      const over = (kind: typeof user) =>
+        admin.all ? kind : eb.and([kind, eb(sql<string>`coalesce(u.domain_name, g.domain_name)`, '=', admin.domain), eb(sql<string>`coalesce(u.role, '')`, '<>', 'superadmin')]);
+      ways.push(over(group));
+      if (!options.byName) ways.push(over(user));
+    }
     return eb.or(ways);
   });
 }
@@ -145,7 +189,7 @@ function statusRank(status: string): number {
  * the viewer's own user folder over others; a remaining tie is 404 too-many-vfolders.
  */
 export async function findFolder(app: App, viewer: Viewer, reference: string): Promise<FolderAccess> {
-  const byName = await reachableBy(folderQuery(app, viewer.userId), viewer).where('v.name', '=', reference).where('v.status', 'not in', [...GONE]).execute();
+  const byName = await reachableBy(folderQuery(app, viewer.userId), viewer, { byName: true }).where('v.name', '=', reference).where('v.status', 'not in', [...GONE]).execute();
   const candidates = byName
     .map((row) => accessOf(viewer, row))
     .filter((a): a is FolderAccess => a !== null)

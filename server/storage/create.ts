@@ -84,7 +84,7 @@ function checkUnmanagedPath(app: App, value: string): string {
  * belongs to the project.
  */
 export async function nameTaken(app: App, viewer: Viewer, name: string, options: { projectId?: string | null; excludeId?: string } = {}): Promise<boolean> {
-  let reachable = reachableBy(folderQuery(app, viewer.userId), viewer).where('v.name', '=', name).where('v.status', 'not in', [...TRASHED]);
+  let reachable = reachableBy(folderQuery(app, viewer.userId), viewer, { byName: true }).where('v.name', '=', name).where('v.status', 'not in', [...TRASHED]);
   if (options.excludeId) reachable = reachable.where('v.id', '!=', options.excludeId);
   if (await reachable.executeTakeFirst()) return true;
   if (!options.projectId) return false;

@@ -2,7 +2,7 @@
 import type { App } from '../app';
 import { isSuperadmin, type Principal } from '../auth/principal';
 import { Problem, badRequest } from '../http/problem';
-import { accessOf, findFolder, folderQuery, reachableBy, requireStatus, type FolderQuery, type Viewer } from './access';
+import { accessOf, findFolder, folderQuery, reachableBy, requireStatus, type AccessRoute, type FolderAccess, type FolderQuery, type Viewer } from './access';
 import { resolveProject } from './projects';
 import { infoShape, listShape } from './shapes';
 import { folderUsage } from './usage';
@@ -25,11 +25,15 @@ async function viewerByEmail(app: App, email: string): Promise<Viewer> {
   return { userId: user.uuid, domainName: user.domain_name, role: user.role as Viewer['role'], isAdmin: Boolean(user.is_admin) };
 }
 
-/**
- * The folders the caller reaches, oldest first. `refine` narrows and orders the query further (GraphQL's filter and
- * order); the access check still decides every row.
- */
-export async function listFolders(app: App, caller: Principal, input: ListInput, refine?: (query: FolderQuery) => FolderQuery): Promise<Record<string, unknown>[]> {
+export interface ListOptions {
+  /** Narrows and orders the query further (GraphQL's filter and order); the access check still decides every row. */
+  refine?: (query: FolderQuery) => FolderQuery;
+  /** Only folders reached this way (GraphQL's vfolder_invited_list: shared with the caller). */
+  via?: AccessRoute;
+}
+
+/** The folders the caller reaches, oldest first: the rule of ./access, so a folder listed is one a read by id finds. */
+export async function listFolders(app: App, caller: Principal, input: ListInput, options: ListOptions = {}): Promise<Record<string, unknown>[]> {
   if (input.all) throw new Problem('deprecated', 'all=true is deprecated; list folders without it (superadmins may pass owner_user_email).');
   let viewer: Viewer = caller;
   if (input.owner_user_email && input.owner_user_email !== caller.email) {
@@ -42,9 +46,12 @@ export async function listFolders(app: App, caller: Principal, input: ListInput,
     // User folders are listed whatever the project; project folders only of that project.
     query = query.where((eb) => eb.or([eb('v.ownership_type', '=', 'user'), eb('v.group_id', '=', project.id)]));
   }
-  if (refine) query = refine(query);
+  if (options.refine) query = options.refine(query);
   const rows = await query.orderBy('v.created_at').orderBy('v.id').execute();
-  return rows.map((row) => accessOf(viewer, row)).filter((a) => a !== null).map(listShape);
+  return rows
+    .map((row) => accessOf(viewer, row))
+    .filter((a): a is FolderAccess => a !== null && (!options.via || a.via === options.via))
+    .map(listShape);
 }
 
 export async function folderInfo(app: App, caller: Principal, reference: string): Promise<Record<string, unknown>> {

@@ -3,6 +3,7 @@ import type { App } from '../app';
 import { badRequest } from '../http/problem';
 import { administers, type Viewer } from './access';
 import { toUuid } from './ids';
+import { isProjectMember } from '../projects/membership';
 
 export interface ProjectRef {
   id: string;
@@ -20,11 +21,8 @@ export async function resolveProject(app: App, viewer: Viewer, reference: string
   let query = app.db.selectFrom('groups').select(['id', 'name', 'domain_name', 'resource_policy']).where('is_active', '=', true);
   query = id ? query.where('id', '=', id) : query.where('name', '=', reference).where('domain_name', '=', viewer.domainName);
   const project = await query.executeTakeFirst();
-  if (project && (administers(viewer, project.domain_name) || (await isMember(app, viewer.userId, project.id)))) return project;
+  if (project && (administers(viewer, project.domain_name) || (await isProjectMember(app, { userId: viewer.userId, projectId: project.id })))) return project;
   throw badRequest(`No such project: ${reference}`, { [field]: 'unknown project' });
 }
 
-export async function isMember(app: App, userId: string, projectId: string): Promise<boolean> {
-  const row = await app.db.selectFrom('association_groups_users').select('user_id').where('group_id', '=', projectId).where('user_id', '=', userId).executeTakeFirst();
-  return Boolean(row);
-}
+

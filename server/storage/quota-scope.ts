@@ -14,7 +14,7 @@ import { Problem, badRequest, notFound } from '../http/problem';
 import { listFolders } from './list';
 import { findVolume } from './hosts';
 import { requireFolderHostPermission } from './host-permissions';
-import { isMember } from './projects';
+import { isProjectMember } from '../projects/membership';
 import { scopeFigures, setScopeLimit, splitScope } from './quota';
 import { toUuid } from './ids';
 import { administers, type FolderRow } from './access';
@@ -67,7 +67,7 @@ export async function readQuotaScope(app: App, caller: Principal, scope: QuotaSc
   const entitled =
     ownsScope(caller, scope) ||
     administersScope(caller, scope) ||
-    (scope.kind === 'project' && (await isMember(app, caller.userId, scope.ownerId))) ||
+    (scope.kind === 'project' && (await isProjectMember(app, { userId: caller.userId, projectId: scope.ownerId }))) ||
     (await listFolders(app, caller, {})).some((f) => f.quota_scope_id === scope.id && f.host === scope.host);
   if (!entitled) throw notFound('No such quota scope.', `No quota scope ${scope.id} you can see.`);
   return scopeFigures(app, scope.id);

@@ -13,6 +13,7 @@ import type { VFolder } from '../db/schema';
 import { Problem } from '../http/problem';
 import { TRASHED } from './access';
 import { folderUsage } from './usage';
+import { oneAtATime } from '../util/one-at-a-time';
 
 export interface ScopeFigures {
   used_bytes: number;
@@ -20,7 +21,6 @@ export interface ScopeFigures {
 }
 
 const reservations = new WeakMap<App, Map<string, number>>();
-const locks = new WeakMap<App, Map<string, Promise<unknown>>>();
 
 function reservedIn(app: App): Map<string, number> {
   let map = reservations.get(app);
@@ -29,18 +29,7 @@ function reservedIn(app: App): Map<string, number> {
 }
 
 /** Runs `fn` alone for this scope (checks and reservations of one scope never interleave). */
-async function serialized<T>(app: App, scopeId: string, fn: () => Promise<T>): Promise<T> {
-  let map = locks.get(app);
-  if (!map) locks.set(app, (map = new Map()));
-  const previous = map.get(scopeId) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const tail = run.catch(() => undefined);
-  map.set(scopeId, tail);
-  void tail.then(() => {
-    if (map!.get(scopeId) === tail) map!.delete(scopeId);
-  });
-  return run;
-}
+const serialized = oneAtATime<App>();
 
 /** The owner's cap for a scope (bytes), or null when its policy sets none. */
 async function policyCap(app: App, scopeId: string): Promise<number | null> {

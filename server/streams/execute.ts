@@ -8,7 +8,7 @@ import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import type { App } from '../app';
 import type { Session } from '../db/schema';
-import { mainKernel, mergeConsole, type ConsoleItem } from '../sessions/execute';
+import { mainKernel, mergeConsole, refuseCodeWithoutInterpreter, type ConsoleItem } from '../sessions/execute';
 import type { RunnerEvent } from '../agents/channel/connection';
 import { holdSession } from '../culling/activity';
 
@@ -42,6 +42,11 @@ export function serveExecute(app: App, session: Session, ws: WebSocket): void {
         request = start.parse(JSON.parse(data.toString('utf8')));
       } catch {
         return fail('The first frame must be {"mode":"query"|"batch","code":…,"options":…}.');
+      }
+      try {
+        if (request.mode === 'query') await refuseCodeWithoutInterpreter(app, session);
+      } catch (err) {
+        return fail(err instanceof Error ? err.message : String(err));
       }
       try {
         const kernel = await mainKernel(app, session);

@@ -1,47 +1,41 @@
 /**
- * Who may do what with a template: one rule for reading, changing, deleting, instantiating and listing. The owner,
- * domain admins within the template's domain and superadmins manage a template; to anyone else it does not exist
- * (404, and absent from every listing; sharing a project shows nothing of a project-mate's template). Storing a
- * template places it in a domain and project the owner may use.
+ * Who may do what with a template: one rule for reading, changing, deleting, instantiating and listing, written once
+ * and used in two forms: `canManage` checks one template (a read by id, a write), `managedTemplates` narrows a query
+ * of `session_templates as t` (lists), so a list never shows what a read refuses. The owner, domain admins within the
+ * template's domain and superadmins manage a template; to anyone else it does not exist (404, and absent from every
+ * listing; sharing a project shows nothing of a project-mate's template). Storing a template places it in a domain
+ * and project the owner may use.
  */
-import type { Expression, SqlBool } from 'kysely';
-import type { AnyExpressionBuilder } from '../db/untyped';
 import type { App } from '../app';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
+import { ownerReach, reachable, reaches } from '../auth/reach';
+import type { AnyExpressionBuilder, AnySelect } from '../db/untyped';
 import { Problem, badRequest } from '../http/problem';
 import { toUuid } from './ids';
+import { isProjectMember } from '../projects/membership';
 
 export interface TemplateOwnership {
   user_uuid: string;
   domain_name: string;
 }
 
-/** The rule, as data: the templates a caller manages. */
-interface Managed {
-  everything: boolean;
-  userId: string;
-  /** Every template of this domain (admins); null for none beyond the caller's own. */
-  domainName: string | null;
-}
-
-function managedBy(principal: Principal): Managed {
-  return { everything: isSuperadmin(principal), userId: principal.userId, domainName: isAdmin(principal) ? principal.domainName : null };
-}
-
+/** Whether `principal` manages this template (reads, writes, instantiation). */
 export function canManage(principal: Principal, template: TemplateOwnership): boolean {
-  const managed = managedBy(principal);
-  return managed.everything || template.user_uuid === managed.userId || template.domain_name === managed.domainName;
+  return reaches(ownerReach(principal, 'userId'), { owner: template.user_uuid, domain: template.domain_name });
+}
+
+/** The same rule as a condition on a query over `session_templates as t` (lists). */
+export function managedTemplates<Q extends AnySelect>(principal: Principal, query: Q): Q {
+  return reachable(ownerReach(principal, 'userId'), query, { owner: 't.user_uuid', domain: 't.domain_name' });
 }
 
 /**
- * The same rule as a condition on `session_templates as t`, for listings. Without `all`, a superadmin's listing is
- * narrowed to its own and its domain's templates, like a domain admin's; with it, every template.
+ * Without `all`, a listing keeps to the caller's own templates and their domain's (Backend.AI's default listing; `all`
+ * is the superadmin's switch to every template). A filter like `group_id`, not an access rule: for everyone but a
+ * superadmin it narrows nothing the rule has not already.
  */
-export function listedTemplates(eb: AnyExpressionBuilder, principal: Principal, all: boolean): Expression<SqlBool> {
-  const managed = managedBy(principal);
-  if (managed.everything && all) return eb.lit(true);
-  const own = eb('t.user_uuid', '=', managed.userId);
-  return managed.domainName === null ? own : eb.or([own, eb('t.domain_name', '=', managed.domainName)]);
+export function withinOwnDomain<Q extends AnySelect>(principal: Principal, query: Q): Q {
+  return query.where((eb: AnyExpressionBuilder) => eb.or([eb('t.user_uuid', '=', principal.userId), eb('t.domain_name', '=', principal.domainName)])) as Q;
 }
 
 export interface Scope {
@@ -65,8 +59,7 @@ export async function resolveScope(app: App, owner: Principal, domain: string, g
     .executeTakeFirst();
   if (!project) throw badRequest(`No such project in domain "${domain}": ${group}`, { group: 'unknown project' });
   if (isSuperadmin(owner) || (isAdmin(owner) && owner.domainName === domain)) return { domainName: domain, groupId: project.id };
-  const member = await app.db.selectFrom('association_groups_users').select('group_id').where('group_id', '=', project.id).where('user_id', '=', owner.userId).executeTakeFirst();
-  if (!member) throw badRequest(`The owner is not a member of project "${project.name}".`, { group: 'not a member' });
+  if (!(await isProjectMember(app, { userId: owner.userId, projectId: project.id }))) throw badRequest(`The owner is not a member of project "${project.name}".`, { group: 'not a member' });
   return { domainName: domain, groupId: project.id };
 }
 

@@ -16,6 +16,7 @@ import type { TemplateRow } from './render';
 import type { ClusterRequest, FromTemplateRequest } from './request';
 import { MAIN_ROLE, clusterTemplateSchema, taskTemplateSchema, type ClusterTemplate, type TaskTemplate } from './schema';
 import { findTemplate } from './store';
+import { isProjectMember } from '../projects/membership';
 
 type Body = Record<string, unknown> & { config?: Record<string, unknown> };
 
@@ -120,8 +121,7 @@ async function templateGroup(app: App, owner: Principal, groupId: string | null)
   const group = await app.db.selectFrom('groups').select('id').where('id', '=', groupId).where('domain_name', '=', owner.domainName).where('is_active', '=', true).executeTakeFirst();
   if (!group) return undefined;
   if (isSuperadmin(owner)) return group.id;
-  const member = await app.db.selectFrom('association_groups_users').select('group_id').where('group_id', '=', group.id).where('user_id', '=', owner.userId).executeTakeFirst();
-  return member ? group.id : undefined;
+  return (await isProjectMember(app, { userId: owner.userId, projectId: group.id })) ? group.id : undefined;
 }
 
 /** `{folder: path}` as the create-session config's mounts list and mount map. */

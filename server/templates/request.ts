@@ -4,8 +4,8 @@
  * template's defaults before the whole is validated as a create-session body.
  */
 import { z } from 'zod';
-import { bool, int, uuid } from '../http/params';
-import { CONFIG_ALIASES, SESSION_ALIASES as CREATE_ALIASES, fold } from '../sessions/inputs';
+import { bool, fold, int, uuid } from '../http/params';
+import { CONFIG_ALIASES, SESSION_ALIASES as CREATE_ALIASES } from '../sessions/inputs';
 
 /** The create-session aliases, plus the template id's own spelling. */
 const SESSION_ALIASES: Record<string, string[]> = { ...CREATE_ALIASES, template_id: ['templateId'] };

@@ -4,7 +4,7 @@
  * the canonical ones before checking.
  */
 import { z } from 'zod';
-import { uuid } from '../http/params';
+import { fold, uuid } from '../http/params';
 
 const SESSION_TYPES = ['interactive', 'batch', 'inference'] as const;
 const CLUSTER_MODES = ['single-node', 'multi-node'] as const;
@@ -17,17 +17,7 @@ const stringMap = () => z.record(z.string(), z.string({ error: 'must be a string
 const object = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape, { error: required('an object') });
 
 function aliased<T extends z.ZodType>(aliases: Record<string, string[]>, schema: T) {
-  return z.preprocess((value) => {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-    const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    for (const [canonical, others] of Object.entries(aliases)) {
-      for (const alias of others) {
-        if (out[canonical] === undefined && out[alias] !== undefined) out[canonical] = out[alias];
-        delete out[alias];
-      }
-    }
-    return out;
-  }, schema);
+  return z.preprocess((value) => fold(aliases, value), schema);
 }
 
 /** `{folder: path}`; a null path mounts the folder at its default place. */

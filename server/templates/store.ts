@@ -9,7 +9,7 @@ import { actingAs } from '../auth/delegation';
 import type { Principal } from '../auth/principal';
 import { json } from '../db';
 import { badRequest, notFound } from '../http/problem';
-import { canManage, checkOwnerOverride, listedTemplates, resolveScope } from './access';
+import { canManage, checkOwnerOverride, managedTemplates, resolveScope, withinOwnDomain } from './access';
 import { hex32, toUuid } from './ids';
 import { parsePayload } from './payload';
 import { listItem, type ListedTemplateRow, type TemplateRow } from './render';
@@ -66,14 +66,15 @@ export async function findTemplate(app: App, caller: Principal, kind: TemplateKi
 }
 
 export async function listTemplates(app: App, caller: Principal, kind: TemplateKind, input: ListInput) {
-  let query = app.db
+  const from = app.db
     .selectFrom('session_templates as t')
     .leftJoin('users as u', 'u.uuid', 't.user_uuid')
     .leftJoin('groups as g', 'g.id', 't.group_id')
     .select(['t.id', 't.name', 't.type', 't.domain_name', 't.group_id', 't.user_uuid', 't.template', 't.created_at', 'u.email as user_email', 'g.name as group_name'])
     .where('t.is_active', '=', true)
-    .where('t.type', '=', kind)
-    .where((eb) => listedTemplates(eb, caller, input.all));
+    .where('t.type', '=', kind);
+  let query = managedTemplates(caller, from);
+  if (!input.all) query = withinOwnDomain(caller, query);
   if (input.group_id) {
     const groupId = toUuid(input.group_id);
     query = groupId ? query.where('t.group_id', '=', groupId) : query.where('g.name', '=', input.group_id);

@@ -16,6 +16,7 @@ import { actingAs } from '../auth/delegation';
 import { isAdmin, isSuperadmin, type Principal } from '../auth/principal';
 import { forbidden, notFound } from '../http/problem';
 import type { DotfileOwner } from './dotfiles';
+import { isProjectMember } from '../projects/membership';
 
 export type Access = 'read' | 'write';
 
@@ -58,11 +59,5 @@ async function mayAccessProject(app: App, caller: Principal, project: { id: stri
   if (project.domain_name !== caller.domainName) return false;
   if (isAdmin(caller)) return true;
   if (access === 'write') return false;
-  const member = await app.db
-    .selectFrom('association_groups_users')
-    .select('group_id')
-    .where('group_id', '=', project.id)
-    .where('user_id', '=', caller.userId)
-    .executeTakeFirst();
-  return member !== undefined;
+  return isProjectMember(app, { userId: caller.userId, projectId: project.id });
 }

@@ -101,7 +101,7 @@ describe('the Docker engine as an agent', () => {
     expect(python.labels).toContainEqual({ key: 'ai.backend.runtime-type', value: 'python' });
     expect(python.resource_limits).toContainEqual(expect.objectContaining({ key: 'cpu', min: '0.5' }));
     const rows = await t.app.db.selectFrom('images').selectAll().where('name', 'in', [engine.images.python, engine.images.shell]).orderBy('name').execute();
-    expect(rows.map((r) => r.runtime)).toEqual(['python', 'shell']);
+    expect(rows.map((r) => r.runtime)).toEqual(['python', 'app']);
     // The `web` app of the label, with its command from the image's service-def.
     expect(rows[0].service_ports).toEqual([{ name: 'web', protocol: 'http', ports: [8000], argv: ['/usr/bin/python3', '-m', 'http.server', '{port}'] }]);
   });
@@ -117,7 +117,7 @@ describe('rescanning the engine', () => {
     };
     await rescan();
     const row = await waitFor(() => t.app.db.selectFrom('images').selectAll().where('name', '=', `${repo}:v1`).where('is_active', '=', true).executeTakeFirst());
-    expect(row).toMatchObject({ registry: 'docker.io', runtime: 'shell', tag: 'v1' });
+    expect(row).toMatchObject({ registry: 'docker.io', runtime: 'app', tag: 'v1' });
     await docker.getImage(`${repo}:v1`).remove();
     await rescan();
     await waitFor(async () => (await t.app.db.selectFrom('images').select('is_active').where('id', '=', row.id).executeTakeFirstOrThrow()).is_active === false);
@@ -164,7 +164,7 @@ describe('loading a docker save archive (air-gapped sites)', () => {
     expect(task).toMatchObject({ status: 'done' });
     expect(task.message).toContain(`${repo}:v1`);
     await docker.getImage(`${repo}:v1`).inspect();
-    expect(await t.app.db.selectFrom('images').select(['runtime', 'registry']).where('name', '=', `${repo}:v1`).where('is_active', '=', true).executeTakeFirst()).toEqual({ runtime: 'shell', registry: 'docker.io' });
+    expect(await t.app.db.selectFrom('images').select(['runtime', 'registry']).where('name', '=', `${repo}:v1`).where('is_active', '=', true).executeTakeFirst()).toEqual({ runtime: 'app', registry: 'docker.io' });
     const session = await create(alice, { image: `${repo}:v1`, type: 'batch', startupCommand: 'echo loaded', enqueueOnly: true });
     expect((await sessionIn(alice, session.sessionId, ['TERMINATED'], 60_000)).result).toBe('success');
   });
@@ -314,6 +314,22 @@ describe('an image without Python', () => {
     term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "busy=$((40+2))"\n') }));
     await term.next(() => output().includes('busy=42'));
     term.ws.close();
+    await alice.client.call('DELETE', `/session/${created.sessionId}`);
+  });
+
+  it('answers code execution with a clear error, over HTTP and WebSocket, and still runs batch commands', async () => {
+    const created = await create(alice, { image: engine.images.shell });
+    const refused = await alice.client.request('POST', `/session/${created.sessionId}`, { body: { mode: 'query', runId: null, code: 'print(1)' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toMatchObject({ type: 'https://errors.berth.dev/invalid-api-params', data: { mode: 'query needs an interpreter' } });
+    expect(refused.json().detail).toContain('no interpreter');
+    const ws = await connectStream(t.url, alice, `/stream/session/${created.sessionId}/execute`);
+    ws.ws.send(JSON.stringify({ mode: 'query', code: 'print(1)' }));
+    expect(await ws.next((f) => f.status === 'error')).toMatchObject({ msg: expect.stringContaining('no interpreter') });
+    expect((await ws.closed).code).toBe(1003);
+    // Nothing ran: the refusal counts no query; a batch command afterwards runs as usual.
+    expect((await alice.client.call('GET', `/session/${created.sessionId}`)).numQueriesExecuted).toBe(0);
+    expect((await run(alice, created.sessionId, 'echo batch-ok', 'batch')).stdout).toContain('batch-ok');
     await alice.client.call('DELETE', `/session/${created.sessionId}`);
   });
 });

@@ -111,6 +111,12 @@ describe('code execution', () => {
     expect(result).toMatchObject({ status: 'finished', exitCode: 0, console: [['stdout', '42\n']] });
   });
 
+  it('gives user code the usual site packages and builtins (the runner loads site after it starts)', async () => {
+    // ipykernel is a Debian package in dist-packages; exit/quit come from site.
+    const result = await run(alice, name, 'import ipykernel, sys\nprint(any(p.endswith("dist-packages") for p in sys.path), callable(exit))');
+    expect(result).toMatchObject({ status: 'finished', console: [['stdout', 'True True\n']] });
+  });
+
   it('reports user exceptions as stderr with status finished', async () => {
     const result = await run(alice, name, '1/0');
     expect(result.status).toBe('finished');

@@ -81,7 +81,7 @@ describe('Backend.AI\'s image labels', () => {
     expect(parseServicePortsLabel(undefined)).toEqual([]);
   });
 
-  it('describes the runtime: python with a runtime path, shell otherwise; minimum resources; apps from service-defs', () => {
+  it('describes the runtime: python with a runtime path, shell when labelled so, app (no interpreter) otherwise; minimum resources; apps from service-defs', () => {
     const labels = { 'ai.backend.runtime-type': 'python', 'ai.backend.runtime-path': '/opt/conda/bin/python3', 'ai.backend.resource.min.cpu': '1', 'ai.backend.resource.min.mem': '1g', 'ai.backend.service-ports': 'jupyter:http:8080' };
     const described = imageRuntime(labels, { jupyter: { command: ['jupyter', 'notebook', '--port', '{ports[0]}'] } });
     expect(described).toEqual({
@@ -89,7 +89,9 @@ describe('Backend.AI\'s image labels', () => {
       servicePorts: [{ name: 'jupyter', protocol: 'http', ports: [8080], argv: ['jupyter', 'notebook', '--port', '{port}'] }],
       resourceLimits: { cpu: { min: '1' }, mem: { min: '1g' } },
     });
-    expect(imageRuntime({ 'ai.backend.runtime-type': 'python' }).runtime).toBe('shell');
+    expect(imageRuntime({ 'ai.backend.runtime-type': 'python' }).runtime).toBe('app');
+    expect(imageRuntime({ 'ai.backend.runtime-type': 'shell' }).runtime).toBe('shell');
+    expect(imageRuntime({}).runtime).toBe('app');
     expect(imageRuntime({}, {}).servicePorts).toEqual([]);
     expect(imageRuntime({ 'ai.backend.service-ports': 'web:http:80' }, { web: { command: 'not a list' } }).servicePorts).toEqual([{ name: 'web', protocol: 'http', ports: [80] }]);
   });

@@ -23,6 +23,7 @@ import { useToast } from '@/components/ui/useToast';
 import { formatBytes } from '../format';
 import { ImportImageDialog } from './ImportImageDialog';
 import { aliasImage, dealiasImage, forgetImage, rescanImages, useImages, type AdminImage } from './useImages';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
@@ -60,9 +61,9 @@ export function ImagesView() {
   const { data, error } = useImages();
   const me = useCurrentUser();
   const superadmin = me.role === 'superadmin';
-  const [aliasing, setAliasing] = useState<AdminImage | null>(null);
+  const aliasing = useDialogTarget<AdminImage>();
   const [pending, setPending] = useState<Pending>(null);
-  const [importing, setImporting] = useState(false);
+  const importing = useDialogTarget();
   const rescan = useSending();
   const [toast, notify] = useToast();
 
@@ -91,7 +92,7 @@ export function ImagesView() {
       align: 'right',
       render: (i) => (
         <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
-          <RowAction title="Add alias" label={`Add an alias for ${i.name}`} icon={<AddIcon fontSize="small" />} onClick={() => setAliasing(i)} size="small" />
+          <RowAction title="Add alias" label={`Add an alias for ${i.name}`} icon={<AddIcon fontSize="small" />} onClick={() => aliasing.open(i)} size="small" />
           <RowAction title="Forget" label={`Forget ${i.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setPending({ action: 'forget', image: i })} size="small" />
         </Stack>
       ),
@@ -113,7 +114,7 @@ export function ImagesView() {
               >
                 Rescan
               </Button>
-              <Button variant="contained" onClick={() => setImporting(true)}>
+              <Button variant="contained" onClick={() => importing.open(true)}>
                 Import
               </Button>
             </>
@@ -144,12 +145,9 @@ export function ImagesView() {
         </SectionCard>
       </Stack>
       <AliasDialog
-        image={aliasing}
-        onClose={() => setAliasing(null)}
-        onSaved={(alias) => {
-          setAliasing(null);
-          notify(`Added the alias ${alias}.`);
-        }}
+        image={aliasing.target}
+        onClose={aliasing.close}
+        onSaved={aliasing.done((alias) => notify(`Added the alias ${alias}.`))}
       />
       <ConfirmDialog
         open={pending !== null}
@@ -170,12 +168,9 @@ export function ImagesView() {
         {pending?.action === 'dealias' ? 'Sessions can no longer be started by this name.' : 'The image leaves the catalog; sessions can no longer start from it until a rescan finds it again.'}
       </ConfirmDialog>
       <ImportImageDialog
-        open={importing}
-        onClose={() => setImporting(false)}
-        onStarted={(sessionId) => {
-          setImporting(false);
-          notify(`Import started in session ${sessionId}.`);
-        }}
+        open={importing.isOpen}
+        onClose={importing.close}
+        onStarted={importing.done((sessionId) => notify(`Import started in session ${sessionId}.`))}
       />
       {toast}
     </>

@@ -24,6 +24,7 @@ import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { RowAction } from '@/components/ui/tableParts';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 type Policy = KeypairPolicy;
 
@@ -140,9 +141,9 @@ export function ResourcePoliciesView() {
   const { data, error } = usePolicies();
   const me = useCurrentUser();
   const canEdit = me.role === 'superadmin';
-  const [editing, setEditing] = useState<Policy | null>(null);
-  const [keypairDialog, setKeypairDialog] = useState<{ policy: Policy | null } | null>(null);
-  const [folderDialog, setFolderDialog] = useState<{ kind: 'user' | 'project'; policy: FolderPolicy | null } | null>(null);
+  const editing = useDialogTarget<Policy>();
+  const keypairDialog = useDialogTarget<{ policy: Policy | null }>();
+  const folderDialog = useDialogTarget<{ kind: 'user' | 'project'; policy: FolderPolicy | null }>();
   const [deleting, setDeleting] = useState<Deleting>(null);
   const [toast, notify] = useToast();
   const policies = data?.keypair;
@@ -158,8 +159,8 @@ export function ResourcePoliciesView() {
       ? [
           actionsColumn<KeypairPolicy>((p) => (
             <>
-              <RowAction title="Edit idle limits" label={`Edit idle limits of ${p.name}`} icon={<TimerIcon fontSize="small" />} onClick={() => setEditing(p)} size="small" />
-              <RowAction title="Edit" label={`Edit keypair policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setKeypairDialog({ policy: p })} size="small" />
+              <RowAction title="Edit idle limits" label={`Edit idle limits of ${p.name}`} icon={<TimerIcon fontSize="small" />} onClick={() => editing.open(p)} size="small" />
+              <RowAction title="Edit" label={`Edit keypair policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => keypairDialog.open({ policy: p })} size="small" />
               <RowAction title="Delete" label={`Delete keypair policy ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setDeleting({ kind: 'keypair', name: p.name, users: data?.users.keypair[p.name]?.length ?? 0 })} size="small" />
             </>
           )),
@@ -176,7 +177,7 @@ export function ResourcePoliciesView() {
         <SectionCard
           id="keypair-policies"
           title="Keypair policies"
-          actions={canEdit && <Button startIcon={<AddIcon />} onClick={() => setKeypairDialog({ policy: null })}>New keypair policy</Button>}
+          actions={canEdit && <Button startIcon={<AddIcon />} onClick={() => keypairDialog.open({ policy: null })}>New keypair policy</Button>}
         >
           <DataTable
             label="Keypair resource policies"
@@ -197,37 +198,28 @@ export function ResourcePoliciesView() {
             users={data?.users[kind]}
             error={error}
             canEdit={canEdit}
-            onEdit={(policy) => setFolderDialog({ kind, policy })}
+            onEdit={(policy) => folderDialog.open({ kind, policy })}
             onDelete={(p) => setDeleting({ kind, name: p.name, users: data?.users[kind][p.name]?.length ?? 0 })}
           />
         ))}
       </Stack>
       <PolicyDialog
-        policy={editing}
-        onClose={() => setEditing(null)}
-        onSaved={(name) => {
-          setEditing(null);
-          notify(`Saved the idle limits of ${name}.`);
-        }}
+        policy={editing.target}
+        onClose={editing.close}
+        onSaved={editing.done((name) => notify(`Saved the idle limits of ${name}.`))}
       />
       <KeypairPolicyDialog
-        open={keypairDialog !== null}
-        policy={keypairDialog?.policy ?? null}
-        onClose={() => setKeypairDialog(null)}
-        onSaved={(name) => {
-          setKeypairDialog(null);
-          notify(`Saved the keypair policy ${name}.`);
-        }}
+        open={keypairDialog.isOpen}
+        policy={keypairDialog.target?.policy ?? null}
+        onClose={keypairDialog.close}
+        onSaved={keypairDialog.done((name) => notify(`Saved the keypair policy ${name}.`))}
       />
       <FolderPolicyDialog
-        kind={folderDialog?.kind ?? 'user'}
-        open={folderDialog !== null}
-        policy={folderDialog?.policy ?? null}
-        onClose={() => setFolderDialog(null)}
-        onSaved={(name) => {
-          setFolderDialog(null);
-          notify(`Saved the ${folderDialog?.kind} policy ${name}.`);
-        }}
+        kind={folderDialog.target?.kind ?? 'user'}
+        open={folderDialog.isOpen}
+        policy={folderDialog.target?.policy ?? null}
+        onClose={folderDialog.close}
+        onSaved={folderDialog.done((name) => notify(`Saved the ${folderDialog.target?.kind} policy ${name}.`))}
       />
       <ConfirmDialog
         open={deleting !== null}

@@ -15,6 +15,7 @@ import { RowAction } from '@/components/ui/tableParts';
 import { NamesField } from './ProjectDialogs';
 import { StateChip } from '@/components/ui/StateChip';
 import { createDomain, hostsOf, modifyDomain, setDomainScalingGroups, useDomains, type Domain } from './useProjects';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -56,7 +57,7 @@ function DomainDialog({ open, domain, scalingGroups, onClose, onSaved }: { open:
 
 export function DomainsCard({ scalingGroups, notify }: { scalingGroups: string[]; notify: (message: string) => void }) {
   const { data, error } = useDomains(true);
-  const [editing, setEditing] = useState<{ domain: Domain | null } | null>(null);
+  const editing = useDialogTarget<{ domain: Domain | null }>();
   const [toggling, setToggling] = useState<Domain | null>(null);
   const columns: Column<Domain>[] = [
     { key: 'name', label: 'Domain', render: (d) => d.name, sortValue: (d) => d.name },
@@ -70,7 +71,7 @@ export function DomainsCard({ scalingGroups, notify }: { scalingGroups: string[]
       align: 'right',
       render: (d) => (
         <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
-          <RowAction title="Edit" label={`Edit domain ${d.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setEditing({ domain: d })} size="small" />
+          <RowAction title="Edit" label={`Edit domain ${d.name}`} icon={<EditIcon fontSize="small" />} onClick={() => editing.open({ domain: d })} size="small" />
           <RowAction
             title={d.is_active ? 'Deactivate' : 'Activate'}
             label={`${d.is_active ? 'Deactivate' : 'Activate'} domain ${d.name}`}
@@ -88,21 +89,18 @@ export function DomainsCard({ scalingGroups, notify }: { scalingGroups: string[]
       title="Domains"
       description="Each user and project belongs to one domain; domain admins manage theirs."
       actions={
-        <Button startIcon={<AddIcon />} onClick={() => setEditing({ domain: null })}>
+        <Button startIcon={<AddIcon />} onClick={() => editing.open({ domain: null })}>
           New domain
         </Button>
       }
     >
       <DataTable label="Domains" testId="domains-table" columns={columns} rowKey={(d) => d.name} rows={data ? (data.domains ?? []) : undefined} error={error} empty={<EmptyState title="No domains" />} />
       <DomainDialog
-        open={editing !== null}
-        domain={editing?.domain ?? null}
+        open={editing.isOpen}
+        domain={editing.target?.domain ?? null}
         scalingGroups={scalingGroups}
-        onClose={() => setEditing(null)}
-        onSaved={(name) => {
-          setEditing(null);
-          notify(`Saved the domain ${name}.`);
-        }}
+        onClose={editing.close}
+        onSaved={editing.done((name) => notify(`Saved the domain ${name}.`))}
       />
       <ConfirmDialog
         open={toggling !== null}

@@ -18,13 +18,14 @@ import { useToast } from '@/components/ui/useToast';
 import { DomainsCard } from './DomainsCard';
 import { MembersDialog, ProjectDialog, type ProjectChoices } from './ProjectDialogs';
 import { deactivateProject, hostsOf, useProjectChoices, useProjects, type Project } from './useProjects';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 export function ProjectsView() {
   const me = useCurrentUser();
   const superadmin = me.role === 'superadmin';
   const { data, error } = useProjects();
   const options = useProjectChoices(superadmin);
-  const [editing, setEditing] = useState<{ project: Project | null } | null>(null);
+  const editing = useDialogTarget<{ project: Project | null }>();
   const [members, setMembers] = useState<Project | null>(null);
   const [deactivating, setDeactivating] = useState<Project | null>(null);
   const [toast, notify] = useToast();
@@ -50,7 +51,7 @@ export function ProjectsView() {
       render: (p) => (
         <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
           <RowAction title="Members" label={`Members of ${p.name}`} icon={<PersonAddIcon fontSize="small" />} onClick={() => setMembers(p)} size="small" />
-          <RowAction title="Edit" label={`Edit ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => setEditing({ project: p })} size="small" />
+          <RowAction title="Edit" label={`Edit ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => editing.open({ project: p })} size="small" />
           {p.is_active && <RowAction title="Deactivate" label={`Deactivate ${p.name}`} icon={<StopIcon fontSize="small" />} onClick={() => setDeactivating(p)} size="small" />}
         </Stack>
       ),
@@ -63,7 +64,7 @@ export function ProjectsView() {
         title="Projects and domains"
         description="Projects group users: their members share project folders and launch sessions in the scaling groups the project may use."
         actions={
-          <Button variant="contained" startIcon={<AddIcon />} onClick={() => setEditing({ project: null })}>
+          <Button variant="contained" startIcon={<AddIcon />} onClick={() => editing.open({ project: null })}>
             New project
           </Button>
         }
@@ -73,14 +74,11 @@ export function ProjectsView() {
         {superadmin && <DomainsCard scalingGroups={choices.scalingGroups} notify={notify} />}
       </Stack>
       <ProjectDialog
-        open={editing !== null}
-        project={editing?.project ?? null}
+        open={editing.isOpen}
+        project={editing.target?.project ?? null}
         choices={choices}
-        onClose={() => setEditing(null)}
-        onSaved={(name) => {
-          setEditing(null);
-          notify(`Saved the project ${name}.`);
-        }}
+        onClose={editing.close}
+        onSaved={editing.done((name) => notify(`Saved the project ${name}.`))}
       />
       <MembersDialog project={members} onClose={() => setMembers(null)} onChanged={notify} />
       <ConfirmDialog

@@ -26,8 +26,9 @@ import { FormDialog } from '@/components/ui/FormDialog';
 import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { createKeypair, modifyKeypair, useKeypairs, type MaskedKeypair } from './useKeypairs';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
+import { MONO } from '@/components/ui/CodeField';
 
-const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 const DEFAULT_RATE_LIMIT = 10000;
 
 /** Requests per 15 minutes; null is unlimited. */
@@ -131,7 +132,7 @@ function PolicyDialog({ email, keypair, onClose, onSaved }: { email: string; key
 
 export function KeypairsPanel({ email, onSaved, readOnly = false }: { email: string; onSaved: (message: string) => void; readOnly?: boolean }) {
   const { data, error } = useKeypairs(email);
-  const [creating, setCreating] = useState(false);
+  const creating = useDialogTarget();
   const [limiting, setLimiting] = useState<MaskedKeypair | null>(null);
   const [toggling, setToggling] = useState<MaskedKeypair | null>(null);
   const [applying, setApplying] = useState<MaskedKeypair | null>(null);
@@ -145,7 +146,7 @@ export function KeypairsPanel({ email, onSaved, readOnly = false }: { email: str
       description="API credentials of this user. Signing in uses the main keypair, or the oldest active one."
       actions={
         !readOnly && (
-          <Button variant="outlined" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
+          <Button variant="outlined" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
             New keypair
           </Button>
         )
@@ -209,14 +210,11 @@ export function KeypairsPanel({ email, onSaved, readOnly = false }: { email: str
         </TableContainer>
       )}
       <CreateKeypairDialog
-        key={creating ? 'open' : 'closed'}
+        key={creating.isOpen ? 'open' : 'closed'}
         email={email}
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(hint) => {
-          setCreating(false);
-          onSaved(`Keypair ${hint} is created.`);
-        }}
+        open={creating.isOpen}
+        onClose={creating.close}
+        onCreated={creating.done((hint) => onSaved(`Keypair ${hint} is created.`))}
       />
       <PolicyDialog key={`policy-${applying?.id ?? 'none'}`} email={email} keypair={applying} onClose={() => setApplying(null)} onSaved={(policy) => onSaved(`Applied the policy ${policy}.`)} />
       <RateLimitDialog key={limiting?.id ?? 'none'} email={email} keypair={limiting} onClose={() => setLimiting(null)} onSaved={() => onSaved('The rate limit is saved.')} />

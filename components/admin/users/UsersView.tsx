@@ -25,6 +25,7 @@ import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { CreateUserDialog } from './CreateUserDialog';
 import { ROLE_LABELS, STATUS_LABELS, USER_STATUSES, useUserList, type AdminUser } from './useUsers';
+import { useDialogTarget } from '@/components/ui/useDialogTarget';
 
 const PAGE_SIZES = [10, 25, 50, 100];
 
@@ -83,7 +84,7 @@ export function UsersView() {
   const [status, setStatus] = useState('active');
   const [page, setPage] = useState(0);
   const [pageSize, setPageSize] = useState(25);
-  const [creating, setCreating] = useState(false);
+  const creating = useDialogTarget();
   const [toast, notify] = useToast();
   const settledSearch = useDebounced(search);
   const { data, error, isLoading } = useUserList({ search: settledSearch, status, page, pageSize });
@@ -98,7 +99,7 @@ export function UsersView() {
         title="Users"
         description="Accounts that can sign in to Berth. Open a user to change their details or manage their keypairs."
         actions={
-          <Button variant="contained" startIcon={<PersonAddIcon />} onClick={() => setCreating(true)}>
+          <Button variant="contained" startIcon={<PersonAddIcon />} onClick={() => creating.open(true)}>
             New user
           </Button>
         }
@@ -179,12 +180,9 @@ export function UsersView() {
         )}
       </Card>
       <CreateUserDialog
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(email) => {
-          setCreating(false);
-          notify(`${email} can sign in now.`);
-        }}
+        open={creating.isOpen}
+        onClose={creating.close}
+        onCreated={creating.done((email) => notify(`${email} can sign in now.`))}
       />
       {toast}
     </>

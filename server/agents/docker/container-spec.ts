@@ -7,10 +7,11 @@
  * read-only, the runner's socket directory, and, for an image without Python, the host's Python runtime read-only.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ContainerCreateOptions, DeviceRequest } from 'dockerode';
 import type { KernelSpec } from '../agent';
+import { xtermFiles } from '../sandbox/xterm';
+import { kernelEnviron } from '../sandbox/kernel-env';
 
 export const RUNNER_IN_CONTAINER = '/opt/berth/kernel_runner.py';
 export const WEB_TERMINAL_IN_CONTAINER = '/opt/berth/web_terminal.py';
@@ -64,28 +65,8 @@ export function hostRuntime(): HostRuntime | null {
   return hostRuntimeCache;
 }
 
-let xtermDir: string | null | undefined;
-function xtermBinds(): string[] {
-  if (xtermDir === undefined) {
-    try {
-      xtermDir = path.dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json'));
-    } catch {
-      xtermDir = null;
-    }
-  }
-  if (!xtermDir || !existsSync(path.join(xtermDir, 'lib/xterm.js'))) return [];
-  return [`${path.join(xtermDir, 'lib/xterm.js')}:/opt/berth/xterm/xterm.js:ro`, `${path.join(xtermDir, 'css/xterm.css')}:/opt/berth/xterm/xterm.css:ro`];
-}
-
-const BASE_ENV: Record<string, string> = {
-  HOME: '/home/work',
-  USER: 'work',
-  LOGNAME: 'work',
-  SHELL: '/bin/bash',
-  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-  LANG: 'C.UTF-8',
-  PYTHONUNBUFFERED: '1',
-};
+/** The PATH of a Debian-like container image. */
+const CONTAINER_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 export function containerName(kernelId: string): string {
   return `berth-kernel-${kernelId}`;
@@ -106,14 +87,14 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions {
   const runtime = plan.imagePython ? null : hostRuntime();
   if (!plan.imagePython && !runtime) throw new Error('the image has no Python (ai.backend.runtime-path) and the host has no Python runtime to lend it');
   const interpreter = plan.imagePython ? [plan.imagePython, '-I'] : runtime!.argv;
-  const env = { ...BASE_ENV, ...spec.environ, HOME: '/home/work' };
+  const env = kernelEnviron(CONTAINER_PATH, spec.environ);
   const limits = spec.limits;
   const binds = [
     `${plan.scratchDir}:/home/work:rw`,
     `${plan.runDir}:${RUN_DIR_IN_CONTAINER}:rw`,
     `${plan.runnerPath}:${RUNNER_IN_CONTAINER}:ro`,
     `${path.join(path.dirname(plan.runnerPath), 'web_terminal.py')}:${WEB_TERMINAL_IN_CONTAINER}:ro`,
-    ...xtermBinds(),
+    ...xtermFiles().map((f) => `${f.host}:${f.inSandbox}:ro`),
     ...(runtime?.binds ?? []),
     ...spec.mounts.map((m) => `${m.hostPath}:${m.kernelPath}:${m.readOnly ? 'ro' : 'rw'}`),
   ];

@@ -6,13 +6,12 @@
  * are found again by their labels; one that dies or is removed from outside ends its session with the reason.
  */
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, KernelStats, LaunchHooks } from '../agent';
 import { NO_STATS } from '../agent';
 import { RunnerAgent } from '../channel/runner-agent';
-import { kernelDir, prepareScratch } from '../sandbox/kernel-dir';
+import { kernelDir, kernelRunDir, prepareScratch } from '../sandbox/kernel-dir';
 import { containerName, containerOptions, LABEL_KERNEL, LABEL_MANAGED, LABEL_SESSION, sessionNetworkName } from './container-spec';
 import type { DockerEngine } from './engine';
 import { demuxLogs, statsFrom } from './engine-data';
@@ -71,13 +70,8 @@ export class DockerAgent extends RunnerAgent implements Agent {
     return kernelDir(this.options.dataDir, kernelId).scratch;
   }
 
-  /** Short and outside the data directory: Unix socket paths are limited to ~108 bytes. */
-  private runDir(kernelId: string): string {
-    return path.join(tmpdir(), 'berth-run', kernelId);
-  }
-
   private socketEndpoint(kernelId: string): KernelEndpoint {
-    return { kind: 'unix', path: path.join(this.runDir(kernelId), 'kernel.sock') };
+    return { kind: 'unix', path: path.join(kernelRunDir(kernelId), 'kernel.sock') };
   }
 
   /** As root Berth hands the scratch directory to the kernel's uid; otherwise the container runs as Berth's own. */
@@ -148,7 +142,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
     const runtimePath = labels['ai.backend.runtime-path'];
     const uid = this.uid();
     const dir = kernelDir(this.options.dataDir, spec.kernelId);
-    const runDir = this.runDir(spec.kernelId);
+    const runDir = kernelRunDir(spec.kernelId);
     prepareScratch(dir, spec, uid);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
@@ -207,7 +201,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
       const siblings = [...this.kernels.values()].some((r) => r.sessionId === record.sessionId);
       if (!siblings) await this.docker.getNetwork(sessionNetworkName(record.sessionId)).remove().catch(() => undefined);
     }
-    rmSync(this.runDir(kernelId), { recursive: true, force: true });
+    rmSync(kernelRunDir(kernelId), { recursive: true, force: true });
     if (!options.keepScratch) rmSync(this.scratchDir(kernelId), { recursive: true, force: true });
   }
 

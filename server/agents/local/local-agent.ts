@@ -5,11 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, LaunchHooks } from '../agent';
 import { RunnerAgent } from '../channel/runner-agent';
-import { kernelDir, prepareScratch, readTail, writeEtcFiles } from '../sandbox/kernel-dir';
+import { kernelDir, kernelRunDir, prepareScratch, readTail, writeEtcFiles } from '../sandbox/kernel-dir';
 import { sandboxArgv } from '../sandbox/sandbox';
 import { detectCgroups, KernelCgroup } from './cgroups';
 import { isRunning, killTree } from './process-tree';
@@ -57,13 +56,8 @@ export class LocalAgent extends RunnerAgent implements Agent {
     return kernelDir(this.options.dataDir, kernelId).scratch;
   }
 
-  /** Short and outside the data directory: Unix socket paths are limited to ~108 bytes. */
-  private runDir(kernelId: string): string {
-    return path.join(tmpdir(), 'berth-run', kernelId);
-  }
-
   private socketPath(kernelId: string): string {
-    return path.join(this.runDir(kernelId), 'kernel.sock');
+    return path.join(kernelRunDir(kernelId), 'kernel.sock');
   }
 
   appHost(): string {
@@ -71,13 +65,22 @@ export class LocalAgent extends RunnerAgent implements Agent {
   }
 
   async createKernels(specs: KernelSpec[], hooks: LaunchHooks = {}): Promise<KernelInfo[]> {
-    await hooks.placed?.(new Map(specs.map((s) => [s.kernelId, this.id])));
-    return Promise.all(specs.map((spec) => this.createKernel(spec)));
+    // The sandboxes start while the placement is recorded: a launch waits for the slower of the two, not both.
+    const started = Promise.all(specs.map((spec) => this.createKernel(spec)));
+    started.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled meanwhile
+    try {
+      await hooks.placed?.(new Map(specs.map((s) => [s.kernelId, this.id])));
+    } catch (err) {
+      await started.catch(() => undefined);
+      await Promise.all(specs.map((spec) => this.destroyKernel(spec.kernelId).catch(() => undefined)));
+      throw err;
+    }
+    return started;
   }
 
   private async createKernel(spec: KernelSpec): Promise<KernelInfo> {
     const dir = kernelDir(this.options.dataDir, spec.kernelId);
-    const runDir = this.runDir(spec.kernelId);
+    const runDir = kernelRunDir(spec.kernelId);
     prepareScratch(dir, spec, this.uid);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
@@ -86,16 +89,12 @@ export class LocalAgent extends RunnerAgent implements Agent {
 
     const cgroup = new KernelCgroup(spec.kernelId);
     const cgroupProcs = cgroup.create(spec.limits);
-    const { file, args } = sandboxArgv({
+    const { file, args } = sandboxArgv(spec, {
       uid: this.uid,
       scratchDir: dir.scratch,
       runDir,
       runnerPath: this.options.runnerPath,
-      runtime: spec.runtime,
-      hostname: spec.hostname,
       etcFiles,
-      environ: spec.environ,
-      mounts: spec.mounts,
       cgroupProcs,
     });
     const log = openSync(dir.log, 'a');
@@ -167,7 +166,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
       record.cgroup.remove();
       this.kernels.delete(kernelId);
     }
-    rmSync(this.runDir(kernelId), { recursive: true, force: true });
+    rmSync(kernelRunDir(kernelId), { recursive: true, force: true });
     if (!options.keepScratch) rmSync(this.scratchDir(kernelId), { recursive: true, force: true });
   }
 

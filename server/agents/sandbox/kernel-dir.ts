@@ -4,6 +4,7 @@
  * bubblewrap sandboxes (local, slurm).
  */
 import { chownSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KernelSpec } from '../agent';
 import { mkdirInside, writeFileInside } from './scratch-files';
@@ -12,6 +13,11 @@ export interface KernelDir {
   root: string;
   scratch: string;
   log: string;
+}
+
+/** Where a kernel's socket lives on this host: short and outside the data directory (Unix socket paths are limited to ~108 bytes). */
+export function kernelRunDir(kernelId: string): string {
+  return path.join(tmpdir(), 'berth-run', kernelId);
 }
 
 export function kernelDir(dataDir: string, kernelId: string): KernelDir {

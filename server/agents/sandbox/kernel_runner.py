@@ -8,15 +8,13 @@ library only: it runs on the host's /usr/bin/python3 inside the sandbox.
 Protocol: a client connects and sends one request line {"op": ...}; the runner answers with event lines
 {"t": ...}. Long operations (exec, pty) keep the connection for their whole life.
 """
-import base64
+import binascii
 import builtins
 import fcntl
-import getpass
 import json
 import os
 import pty
 import queue
-import rlcompleter
 import select
 import signal
 import socket
@@ -26,7 +24,6 @@ import sys
 import termios
 import threading
 import time
-import traceback
 
 SOCKET_PATH, RUNTIME = sys.argv[1], sys.argv[2]
 WORKDIR = os.environ.get('HOME', '/home/work')
@@ -164,6 +161,7 @@ class Run:
                 raise EOFError('input cancelled')
             return text
 
+        import getpass  # imported on first use: the runner's start is on every session's launch path
         saved = sys.stdout, sys.stderr, builtins.input, getpass.getpass
         try:
             sys.stdout, sys.stderr = StreamWriter(self, 'stdout'), StreamWriter(self, 'stderr')
@@ -177,6 +175,7 @@ class Run:
         except SystemExit:
             pass
         except BaseException:  # user errors, KeyboardInterrupt included, are output, not failures
+            import traceback
             etype, value, tb = sys.exc_info()
             frames = traceback.extract_tb(tb)[1:]  # drop this function's frame
             text = ''.join(traceback.format_list(frames)) + ''.join(traceback.format_exception_only(etype, value))
@@ -310,7 +309,7 @@ def serve_pty(channel, request):
             op = message.get('op')
             try:
                 if op == 'stdin':
-                    os.write(fd, base64.b64decode(message.get('b64', '')))
+                    os.write(fd, binascii.a2b_base64(message.get('b64', '')))
                 elif op == 'resize':
                     resize(fd, message.get('rows', 25), message.get('cols', 80))
             except (OSError, ValueError):
@@ -336,7 +335,7 @@ def serve_pty(channel, request):
             break
         if not data:
             break
-        channel.send({'t': 'out', 'b64': base64.b64encode(data).decode('ascii')})
+        channel.send({'t': 'out', 'b64': binascii.b2a_base64(data, newline=False).decode('ascii')})
     # Closing the pty hangs up a shell that missed SIGHUP; a shell that outlives both is killed.
     os.close(fd)
     for _ in range(20):
@@ -361,6 +360,7 @@ def serve_complete(channel, request):
     text = (request.get('code') or '').split()[-1] if (request.get('code') or '').split() else ''
     completions = []
     if RUNTIME == 'python' and text:
+        import rlcompleter
         completer = rlcompleter.Completer(namespace)
         for state in range(200):
             item = completer.complete(text, state)
@@ -482,6 +482,11 @@ def main():
     threading.Thread(target=serve, args=(server,), daemon=True).start()
     log(f'ready ({RUNTIME})')
     signal_ready()
+    # Started with -S, so a launch does not wait for site-packages' .pth files: load them now, before the first
+    # job (user code sees the usual sys.path, user site included; apps and commands start their own interpreters).
+    if sys.flags.no_site:
+        import site
+        site.main()
     while True:
         try:
             job = main_jobs.get()

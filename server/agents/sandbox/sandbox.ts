@@ -5,65 +5,46 @@
  * kernel's unprivileged uid with no capabilities before the runner starts; as another user, bubblewrap uses a
  * user namespace instead. No --die-with-parent: sessions outlive the manager.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { KernelMount } from '../agent';
+import type { KernelSpec } from '../agent';
+import { XTERM_IN_SANDBOX, xtermFiles } from './xterm';
+import { kernelEnviron } from './kernel-env';
 
 export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
 /** The `ttyd` app (../../apps/session-apps), next to the runner on the host. */
 export const WEB_TERMINAL_IN_SANDBOX = '/opt/berth/web_terminal.py';
-const XTERM_IN_SANDBOX = '/opt/berth/xterm';
-
-let xtermDir: string | null | undefined;
-/** The dashboard's own xterm.js, bound for the ttyd page (none when the package is not installed). */
+/** The dashboard's xterm.js for the ttyd page (none when the package is not installed). */
 function xtermBinds(): string[] {
-  if (xtermDir === undefined) {
-    try {
-      xtermDir = path.dirname(createRequire(import.meta.url).resolve('@xterm/xterm/package.json'));
-    } catch {
-      xtermDir = null;
-    }
-  }
-  if (!xtermDir || !existsSync(path.join(xtermDir, 'lib/xterm.js'))) return [];
-  return [
-    // Made explicitly: a directory bwrap creates for a bind is mode 0700, unreadable by the kernel's user.
-    '--perms', '0755', '--dir', XTERM_IN_SANDBOX,
-    '--ro-bind', path.join(xtermDir, 'lib/xterm.js'), `${XTERM_IN_SANDBOX}/xterm.js`,
-    '--ro-bind', path.join(xtermDir, 'css/xterm.css'), `${XTERM_IN_SANDBOX}/xterm.css`,
-  ];
+  const files = xtermFiles();
+  if (!files.length) return [];
+  // Made explicitly: a directory bwrap creates for a bind is mode 0700, unreadable by the kernel's user.
+  return ['--perms', '0755', '--dir', XTERM_IN_SANDBOX, ...files.flatMap((f) => ['--ro-bind', f.host, f.inSandbox])];
 }
 export const RUN_DIR_IN_SANDBOX = '/run/berth';
 export const SOCKET_IN_SANDBOX = `${RUN_DIR_IN_SANDBOX}/kernel.sock`;
 
-export interface SandboxCommand {
+/** What of the kernel's spec the sandbox is made from (the same for every backend that runs one). */
+export type SandboxedKernel = Pick<KernelSpec, 'runtime' | 'hostname' | 'environ' | 'mounts'>;
+
+/** Where the backend placed the kernel on its host. */
+export interface SandboxHost {
   /** The kernel's uid; null when Berth is not root (the sandbox then runs as Berth's own user). */
   uid: number | null;
   scratchDir: string;
   runDir: string;
   runnerPath: string;
-  runtime: string;
-  hostname: string;
   /** Generated files bound read-only over the host's (/etc/hosts with the cluster peers, /etc/passwd with `work`). */
   etcFiles: { hostPath: string; sandboxPath: string }[];
-  environ: Record<string, string>;
-  mounts: KernelMount[];
   /** cgroup.procs files the launcher writes its pid into before exec. */
   cgroupProcs: string[];
 }
 
-const BASE_ENV: Record<string, string> = {
-  HOME: '/home/work',
-  USER: 'work',
-  LOGNAME: 'work',
-  SHELL: '/bin/bash',
-  PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin',
-  LANG: 'C.UTF-8',
-  PYTHONUNBUFFERED: '1',
-};
+/** The host's own PATH layout, seen through the sandbox. */
+const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
 
-export function sandboxArgv(cmd: SandboxCommand): { file: string; args: string[] } {
-  const env = { ...BASE_ENV, ...cmd.environ, HOME: '/home/work' };
+export function sandboxArgv(kernel: SandboxedKernel, host: SandboxHost): { file: string; args: string[] } {
+  const cmd = { ...host, ...kernel };
+  const env = kernelEnviron(SANDBOX_PATH, cmd.environ);
   const namespaces =
     cmd.uid === null
       ? ['--unshare-all', '--share-net']
@@ -101,7 +82,8 @@ export function sandboxArgv(cmd: SandboxCommand): { file: string; args: string[]
     '--clearenv',
     ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
     ...dropPrivileges,
-    '/usr/bin/python3', RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
+    // -S: site-packages are loaded by the runner after it says ready, off every launch's critical path.
+    '/usr/bin/python3', '-S', RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
   ];
   // $1 = how many cgroup.procs files follow; the launcher joins each, then becomes the sandbox.
   const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done; exec "$@"';

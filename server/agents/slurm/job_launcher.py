@@ -170,6 +170,22 @@ def read_auth_line(tls):
         return None, b''
 
 
+def fill(sock, buffer, would_block):
+    """Reads what a non-blocking socket has into buffer, up to BUFFER_LIMIT; True at the end of its stream (or when
+    it broke: ssl.SSLError is an OSError)."""
+    try:
+        while len(buffer) < BUFFER_LIMIT:
+            data = sock.recv(65536)
+            if not data:
+                return True
+            buffer += data
+    except would_block:
+        pass
+    except OSError:
+        return True
+    return False
+
+
 def pump(tls, plain, pending):
     """Bytes both ways between the TLS connection and the runner's socket, in one thread (an SSL object must not
     be read and written from two threads at once)."""
@@ -180,29 +196,9 @@ def pump(tls, plain, pending):
     poller = select.poll()
     while True:
         if not tls_eof and len(to_plain) < BUFFER_LIMIT:
-            try:
-                while len(to_plain) < BUFFER_LIMIT:
-                    data = tls.recv(65536)
-                    if not data:
-                        tls_eof = True
-                        break
-                    to_plain += data
-            except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
-                pass
-            except (ssl.SSLError, OSError):
-                tls_eof = True
+            tls_eof = fill(tls, to_plain, (ssl.SSLWantReadError, ssl.SSLWantWriteError))
         if not plain_eof and len(to_tls) < BUFFER_LIMIT:
-            try:
-                while len(to_tls) < BUFFER_LIMIT:
-                    data = plain.recv(65536)
-                    if not data:
-                        plain_eof = True
-                        break
-                    to_tls += data
-            except BlockingIOError:
-                pass
-            except OSError:
-                plain_eof = True
+            plain_eof = fill(plain, to_tls, BlockingIOError)
         try:
             if to_plain:
                 del to_plain[:plain.send(to_plain)]

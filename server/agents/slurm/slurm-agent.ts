@@ -130,16 +130,12 @@ export class SlurmAgent extends RunnerAgent implements Agent {
       rmSync(path.join(kdir.root, 'ready.json'), { force: true });
       const etcFiles = writeEtcFiles(kdir, spec, uid);
       const runDir = path.join('/tmp/berth-run', spec.kernelId);
-      const { file, args } = sandboxArgv({
+      const { file, args } = sandboxArgv(spec, {
         uid,
         scratchDir: kdir.scratch,
         runDir,
         runnerPath: this.options.runnerPath,
-        runtime: spec.runtime,
-        hostname: spec.hostname,
         etcFiles,
-        environ: spec.environ,
-        mounts: spec.mounts,
         cgroupProcs: [],
       });
       const channel = await createChannelCredentials(spec.kernelId);

@@ -14,50 +14,36 @@ import * as tus from 'tus-js-client';
 import type { BerthClient } from '../client';
 import { configPath, loadSaved, signedClient, UsageError } from './credentials';
 import { followTask } from './tasks';
+import { dispatch, type Action } from './dispatch';
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
 const DEFAULT_CHUNK = 8 * 1024 * 1024;
 
 const folderPath = (name: string) => `/folders/${encodeURIComponent(name)}`;
 
-export async function folder(args: string[]): Promise<unknown> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case 'list':
-      return list(rest);
-    case 'create':
-      return create(rest);
-    case 'ls':
-      return ls(rest);
-    case 'upload':
-      return upload(rest);
-    case 'download':
-      return download(rest);
-    case 'share': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { perm: { type: 'string', default: 'ro' } } });
-      const [name, email] = positionals;
-      if (!name || !email) throw new UsageError('folder share needs NAME and EMAIL');
-      if (!['ro', 'rw', 'wd'].includes(values.perm!)) throw new UsageError('--perm is ro, rw or wd');
-      return signedClient().call('POST', `${folderPath(name)}/invite`, { body: { permission: values.perm, emails: [email] } });
-    }
-    case 'invitations':
-      return (await signedClient().call('GET', '/folders/invitations/list')).invitations;
-    case 'accept': {
-      const [id] = rest;
-      if (!id) throw new UsageError('folder accept needs an INV_ID');
-      return signedClient().call('POST', '/folders/invitations/accept', { body: { inv_id: id } });
-    }
-    case 'clone':
-      return clone(rest);
-    case 'delete': {
-      const [name] = rest;
-      if (!name) throw new UsageError('folder delete needs a NAME');
-      return signedClient().call('DELETE', folderPath(name));
-    }
-    default:
-      throw new UsageError(`unknown folder action: ${action ?? ''}`);
-  }
+export function folder(args: string[]): Promise<unknown> {
+  return dispatch('folder action', FOLDER_ACTIONS, args);
 }
+
+const FOLDER_ACTIONS: Record<string, Action> = {
+  list, create, ls, upload, download, clone,
+  share: (rest) => {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { perm: { type: 'string', default: 'ro' } } });
+    const [name, email] = positionals;
+    if (!name || !email) throw new UsageError('folder share needs NAME and EMAIL');
+    if (!['ro', 'rw', 'wd'].includes(values.perm!)) throw new UsageError('--perm is ro, rw or wd');
+    return signedClient().call('POST', `${folderPath(name)}/invite`, { body: { permission: values.perm, emails: [email] } });
+  },
+  invitations: async () => (await signedClient().call('GET', '/folders/invitations/list')).invitations,
+  accept: ([id]) => {
+    if (!id) throw new UsageError('folder accept needs an INV_ID');
+    return signedClient().call('POST', '/folders/invitations/accept', { body: { inv_id: id } });
+  },
+  delete: ([name]) => {
+    if (!name) throw new UsageError('folder delete needs a NAME');
+    return signedClient().call('DELETE', folderPath(name));
+  },
+};
 
 async function list(args: string[]): Promise<unknown> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });

@@ -11,6 +11,7 @@ import { image } from './images';
 import { service } from './services';
 import { backup, restore } from './backup';
 import { appForward, ssh } from './apps';
+import { dispatch, type Action } from './dispatch';
 
 const USAGE = `Usage: berth <command> [options]
 
@@ -63,52 +64,24 @@ Environment: BERTH_ENDPOINT (default http://127.0.0.1:8081), BERTH_ACCESS_KEY, B
 BERTH_PASSWORD (for login), BERTH_CLI_CONFIG (where login saves the keypair), BERTH_KEY_DIR (where
 "berth ssh" keeps session keys, default ~/.berth).`;
 
-async function run(argv: string[]): Promise<unknown> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'login':
-      return login(rest);
-    case 'logout':
-      return logout();
-    case 'whoami':
-      return whoami();
-    case 'version':
-      return version();
-    case 'config':
-      return config(rest);
-    case 'session':
-      return session(rest);
-    case 'events':
-      return events(rest);
-    case 'app':
-      return appForward(rest);
-    case 'ssh':
-      return ssh(rest);
-    case 'folder':
-      return folder(rest);
-    case 'image':
-      return image(rest);
-    case 'service':
-      return service(rest);
-    case 'backup':
-      return backup(rest);
-    case 'restore':
-      return restore(rest);
-    case 'request': {
-      const [method, requestPath, body] = rest;
-      if (!method || !requestPath) throw new UsageError('request needs METHOD and PATH');
-      const { signedClient } = await import('./credentials');
-      return signedClient().call(method.toUpperCase(), requestPath, body ? { rawBody: body } : {});
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return undefined;
-    default:
-      throw new UsageError(`unknown command: ${command}`);
+const COMMANDS: Record<string, Action> = {
+  login, logout, whoami, version, config, session, events, ssh, folder, image, service, backup, restore,
+  app: appForward,
+  request: async ([method, requestPath, body]) => {
+    if (!method || !requestPath) throw new UsageError('request needs METHOD and PATH');
+    const { signedClient } = await import('./credentials');
+    return signedClient().call(method.toUpperCase(), requestPath, body ? { rawBody: body } : {});
+  },
+};
+
+const HELP = [undefined, 'help', '--help', '-h'];
+
+function run(argv: string[]): Promise<unknown> {
+  if (HELP.includes(argv[0])) {
+    console.log(USAGE);
+    return Promise.resolve(undefined);
   }
+  return dispatch('command', COMMANDS, argv);
 }
 
 run(process.argv.slice(2))

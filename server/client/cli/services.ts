@@ -1,41 +1,38 @@
 /** `berth service …`: create, inspect, scale and delete model services, and get tokens for their endpoints. */
 import { parseArgs } from 'node:util';
 import { signedClient, UsageError } from './credentials';
+import { dispatch, type Action } from './dispatch';
+import { KERNEL_OPTIONS, kernelConfig } from './kernel-options';
 
-export async function service(args: string[]): Promise<unknown> {
-  const [action, ...rest] = args;
-  const id = (what: string) => {
-    if (!rest[0]) throw new UsageError(`service ${what} needs a SERVICE_ID`);
-    return `/services/${encodeURIComponent(rest[0])}`;
-  };
-  switch (action) {
-    case 'create':
-      return create(rest);
-    case 'list':
-      return signedClient().call('GET', '/services');
-    case 'info':
-      return signedClient().call('GET', id('info'));
-    case 'scale': {
-      const path = id('scale');
-      const to = Number(rest[1]);
-      if (!rest[1] || !Number.isInteger(to)) throw new UsageError('service scale needs a SERVICE_ID and a COUNT');
-      return signedClient().call('POST', `${path}/scale`, { body: { to } });
-    }
-    case 'token': {
-      const path = id('token');
-      const { values } = parseArgs({ args: rest.slice(1), options: { duration: { type: 'string', default: '30d' } } });
-      return signedClient().call('POST', `${path}/token`, { body: { duration: values.duration } });
-    }
-    case 'errors':
-      return signedClient().call('GET', `${id('errors')}/errors`);
-    case 'clear-errors':
-      return signedClient().call('POST', `${id('clear-errors')}/errors/clear`);
-    case 'delete':
-      return signedClient().call('DELETE', id('delete'));
-    default:
-      throw new UsageError(`unknown service action: ${action ?? ''}`);
-  }
+export function service(args: string[]): Promise<unknown> {
+  return dispatch('service action', SERVICE_ACTIONS, args);
 }
+
+/** The path of the service named first in `args`; a usage error naming the action without one. */
+function servicePath(action: string, [serviceId]: string[]): string {
+  if (!serviceId) throw new UsageError(`service ${action} needs a SERVICE_ID`);
+  return `/services/${encodeURIComponent(serviceId)}`;
+}
+
+const SERVICE_ACTIONS: Record<string, Action> = {
+  create,
+  list: () => signedClient().call('GET', '/services'),
+  info: (rest) => signedClient().call('GET', servicePath('info', rest)),
+  scale: (rest) => {
+    const path = servicePath('scale', rest);
+    const to = Number(rest[1]);
+    if (!rest[1] || !Number.isInteger(to)) throw new UsageError('service scale needs a SERVICE_ID and a COUNT');
+    return signedClient().call('POST', `${path}/scale`, { body: { to } });
+  },
+  token: (rest) => {
+    const path = servicePath('token', rest);
+    const { values } = parseArgs({ args: rest.slice(1), options: { duration: { type: 'string', default: '30d' } } });
+    return signedClient().call('POST', `${path}/token`, { body: { duration: values.duration } });
+  },
+  errors: (rest) => signedClient().call('GET', `${servicePath('errors', rest)}/errors`),
+  'clear-errors': (rest) => signedClient().call('POST', `${servicePath('clear-errors', rest)}/errors/clear`),
+  delete: (rest) => signedClient().call('DELETE', servicePath('delete', rest)),
+};
 
 async function create(args: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
@@ -50,17 +47,12 @@ async function create(args: string[]): Promise<unknown> {
       group: { type: 'string', default: 'default' },
       'startup-command': { type: 'string' },
       public: { type: 'boolean', default: false },
-      cpu: { type: 'string' },
-      mem: { type: 'string' },
-      env: { type: 'string', multiple: true },
+      ...KERNEL_OPTIONS,
     },
   });
   const [name] = positionals;
   if (!name || !values.model) throw new UsageError('service create needs a NAME and --model FOLDER');
-  const resources: Record<string, string> = {};
-  if (values.cpu) resources.cpu = values.cpu;
-  if (values.mem) resources.mem = values.mem;
-  const environ = Object.fromEntries((values.env ?? []).map((pair) => [pair.split('=')[0], pair.split('=').slice(1).join('=')]));
+  const { resources, environ } = kernelConfig(values);
   return signedClient().call('POST', '/services', {
     body: {
       name,

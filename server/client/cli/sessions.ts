@@ -3,38 +3,36 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline/promises';
 import { signedClient, UsageError } from './credentials';
 import { queueWords } from '../../sessions/scheduler/reasons';
+import { serverEvents } from './sse';
+import { dispatch, type Action } from './dispatch';
+import { KERNEL_OPTIONS, kernelConfig } from './kernel-options';
 
-export async function session(args: string[]): Promise<unknown> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case 'create':
-      return create(rest);
-    case 'info': {
-      const [name] = rest;
-      if (!name) throw new UsageError('session info needs a NAME');
-      const info = await signedClient().call('GET', `/session/${encodeURIComponent(name)}`);
-      // Stdout stays JSON; a pending session's place in line is said in words on stderr.
-      if (info.status === 'PENDING') process.stderr.write(`${pendingSummary(info)}\n`);
-      return info;
-    }
-    case 'exec':
-      return exec(rest);
-    case 'logs': {
-      const [name] = rest;
-      if (!name) throw new UsageError('session logs needs a NAME');
-      const { result } = await signedClient().call('GET', `/session/${encodeURIComponent(name)}/logs`);
-      process.stdout.write(result.logs);
-      return undefined;
-    }
-    case 'destroy': {
-      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { forced: { type: 'boolean', default: false } } });
-      if (!positionals[0]) throw new UsageError('session destroy needs a NAME');
-      return signedClient().call('DELETE', `/session/${encodeURIComponent(positionals[0])}`, { query: { forced: values.forced } });
-    }
-    default:
-      throw new UsageError(`unknown session action: ${action ?? ''}`);
-  }
+export function session(args: string[]): Promise<unknown> {
+  return dispatch('session action', SESSION_ACTIONS, args);
 }
+
+const SESSION_ACTIONS: Record<string, Action> = {
+  create,
+  info: async ([name]) => {
+    if (!name) throw new UsageError('session info needs a NAME');
+    const info = await signedClient().call('GET', `/session/${encodeURIComponent(name)}`);
+    // Stdout stays JSON; a pending session's place in line is said in words on stderr.
+    if (info.status === 'PENDING') process.stderr.write(`${pendingSummary(info)}\n`);
+    return info;
+  },
+  exec,
+  logs: async ([name]) => {
+    if (!name) throw new UsageError('session logs needs a NAME');
+    const { result } = await signedClient().call('GET', `/session/${encodeURIComponent(name)}/logs`);
+    process.stdout.write(result.logs);
+    return undefined;
+  },
+  destroy: (rest) => {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { forced: { type: 'boolean', default: false } } });
+    if (!positionals[0]) throw new UsageError('session destroy needs a NAME');
+    return signedClient().call('DELETE', `/session/${encodeURIComponent(positionals[0])}`, { query: { forced: values.forced } });
+  },
+};
 
 async function create(args: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
@@ -44,20 +42,15 @@ async function create(args: string[]): Promise<unknown> {
       image: { type: 'string', default: 'python' },
       type: { type: 'string', default: 'interactive' },
       'startup-command': { type: 'string' },
-      cpu: { type: 'string' },
-      mem: { type: 'string' },
+      ...KERNEL_OPTIONS,
       group: { type: 'string', default: 'default' },
-      env: { type: 'string', multiple: true },
       'enqueue-only': { type: 'boolean', default: false },
       'scaling-group': { type: 'string' },
     },
   });
   const [name] = positionals;
   if (!name) throw new UsageError('session create needs a NAME');
-  const resources: Record<string, string> = {};
-  if (values.cpu) resources.cpu = values.cpu;
-  if (values.mem) resources.mem = values.mem;
-  const environ = Object.fromEntries((values.env ?? []).map((pair) => [pair.split('=')[0], pair.split('=').slice(1).join('=')]));
+  const { resources, environ } = kernelConfig(values);
   return signedClient().call('POST', '/session', {
     body: {
       name,
@@ -102,18 +95,9 @@ export async function events(args: string[]): Promise<unknown> {
   const { values } = parseArgs({ args, options: { name: { type: 'string' }, scope: { type: 'string' } } });
   const res = await signedClient().open('GET', '/events/session', { query: { name: values.name, scope: values.scope } });
   if (res.statusCode !== 200) throw new UsageError(`the server answered ${res.statusCode}`);
-  let buffer = '';
-  for await (const chunk of res) {
-    buffer += chunk.toString();
-    let split: number;
-    while ((split = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, split);
-      buffer = buffer.slice(split + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event) console.log(JSON.stringify({ event, ...(data ? JSON.parse(data) : {}) }));
-      if (event === 'server_close') return undefined;
-    }
+  for await (const { event, data } of serverEvents(res)) {
+    if (event) console.log(JSON.stringify({ event, ...data }));
+    if (event === 'server_close') return undefined;
   }
   return undefined;
 }

@@ -140,18 +140,28 @@ function requirePending(row: InvitationRow): void {
   if (row.state !== 'pending') throw new Problem('generic-bad-request', `The invitation is ${row.state}; only pending invitations can change.`, { state: row.state });
 }
 
+/** Changes an invitation only while it is still pending (a concurrent accept, cancel or reject wins): 400 if not. */
+async function changePending(
+  db: Pick<App['db'], 'updateTable'>,
+  id: string,
+  changes: { permission?: FolderPermission; state?: 'accepted' | 'canceled' | 'rejected' },
+  now = new Date(),
+): Promise<void> {
+  const updated = await db
+    .updateTable('vfolder_invitations')
+    .set({ ...changes, modified_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  if (!Number(updated.numUpdatedRows)) throw new Problem('generic-bad-request', 'The invitation is no longer pending.');
+}
+
 /** POST /folders/invitations/update/{inv_id} {perm}: the inviter changes a pending invitation's permission. */
 export async function updateInvitation(app: App, caller: Principal, invId: string, permission: FolderPermission): Promise<{ msg: string }> {
   const row = await invitationFor(app, caller, invId);
   if (row.inviter !== caller.userId) throw new Problem('generic-forbidden', 'Only the inviter may change an invitation.');
   requirePending(row);
-  const updated = await app.db
-    .updateTable('vfolder_invitations')
-    .set({ permission, modified_at: new Date() })
-    .where('id', '=', row.id)
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
-  if (!Number(updated.numUpdatedRows)) throw new Problem('generic-bad-request', 'The invitation is no longer pending.');
+  await changePending(app.db, row.id, { permission });
   return { msg: `vfolder invitation updated: ${row.id}.` };
 }
 
@@ -166,13 +176,7 @@ export async function acceptInvitation(app: App, caller: Principal, invId: strin
   }
   await app.db.transaction().execute(async (trx) => {
     const now = new Date();
-    const claimed = await trx
-      .updateTable('vfolder_invitations')
-      .set({ state: 'accepted', modified_at: now })
-      .where('id', '=', row.id)
-      .where('state', '=', 'pending')
-      .executeTakeFirst();
-    if (!Number(claimed.numUpdatedRows)) throw new Problem('generic-bad-request', 'The invitation is no longer pending.');
+    await changePending(trx, row.id, { state: 'accepted' }, now);
     // The permission of the invitation as it is now (the inviter may have updated it).
     const current = await trx.selectFrom('vfolder_invitations').select('permission').where('id', '=', row.id).executeTakeFirstOrThrow();
     await trx
@@ -189,12 +193,6 @@ export async function deleteInvitation(app: App, caller: Principal, invId: strin
   const row = await invitationFor(app, caller, invId);
   requirePending(row);
   const state = row.inviter === caller.userId ? 'canceled' : 'rejected';
-  const updated = await app.db
-    .updateTable('vfolder_invitations')
-    .set({ state, modified_at: new Date() })
-    .where('id', '=', row.id)
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
-  if (!Number(updated.numUpdatedRows)) throw new Problem('generic-bad-request', 'The invitation is no longer pending.');
+  await changePending(app.db, row.id, { state });
   return {};
 }

@@ -24,24 +24,15 @@ import { problemOf } from '../../host-path/folder';
 import { fromProblem, noSuchUploadSession, sendProblem, type ProblemBody } from './respond';
 import { finishUpload, uploadsOf, type FinishContext } from './uploads';
 import { countStorageBytes } from '../../metrics/storage';
+import { oneAtATime } from '../../util/one-at-a-time';
 
 const OFFSET_TYPE = 'application/offset+octet-stream';
 const EXPIRY_MS = 24 * 3600 * 1000;
 
 const openFd = promisify(open);
-const queues = new WeakMap<App, Map<string, Promise<unknown>>>();
 
 /** Runs `fn` after every earlier PATCH of the session has ended. */
-async function oneAtATime<T>(app: App, session: string, fn: () => Promise<T>): Promise<T> {
-  let map = queues.get(app);
-  if (!map) queues.set(app, (map = new Map()));
-  const previous = map.get(session) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const tail = run.catch(() => undefined);
-  map.set(session, tail);
-  void tail.then(() => map!.get(session) === tail && map!.delete(session));
-  return run;
-}
+const afterEarlierPatches = oneAtATime<App>();
 
 function offsetConflict(expected: number, given: number): ProblemBody {
   return {
@@ -99,7 +90,7 @@ export async function patchUpload(
   const lengthHeader = req.headers['content-length'];
   const length = lengthHeader === undefined ? null : Number(lengthHeader);
   const { store } = await uploadsOf(app, volume);
-  const ended = await oneAtATime(app, upload.id, async (): Promise<ProblemBody | number> => {
+  const ended = await afterEarlierPatches(app, upload.id, async (): Promise<ProblemBody | number> => {
     let current: Upload;
     try {
       current = await store.getUpload(upload.id);
