@@ -1,8 +1,11 @@
 // In-session apps and terminals (issue 4, performance), from one run:
 // 1. start-service → add → auth → Jupyter's first 200 through the app proxy (shutdown-service between runs);
-// 2. app proxy throughput and latency on two upstreams, the shell image's `echo` app (node:http: the proxy's own
-//    cost, worst case) and Jupyter's /api/status (a real app), each direct, through Berth's app proxy and through
-//    configurable-http-proxy 5.3 (npm), in interleaved rounds, with the CPU each serving process spent per request;
+// 2. app proxy throughput and latency on three upstreams, the shell image's `echo` app (node:http: the proxy's own
+//    cost, worst case), Jupyter's /api/status (a real app) and a model service's endpoint (a node:http model
+//    server behind /service/<endpoint>, bearer token), each direct, through Berth's app proxy, through Debian's
+//    nginx (1 worker process, keep-alive upstream; installed by the `bench` purpose of scripts/system-deps.mjs) and
+//    through configurable-http-proxy 5.3 (npm), in interleaved rounds, with the CPU each serving process spent per
+//    request (wrk generates the load when installed, as bench/harness.mjs says);
 // 3. keystroke echo latency through the pty stream;
 // 4. 10,000 WebSockets opened and closed through the app proxy (to the echo app) and 10,000 terminals through the
 //    pty stream, with the manager's open fds and RSS before, right after and after a settle, and the session's side
@@ -11,17 +14,18 @@
 // Berth runs as a child process (roles manager+apps), the load generator here; the apps run in real sessions,
 // started through start-service, so routes, tokens and cookies are the real ones. Reads /proc (Linux). Knobs:
 // BENCH_SECONDS (per load case, 5), BENCH_ROUNDS (5), BENCH_JUPYTER_RUNS (10), BENCH_WS (10000), BENCH_PTY (10000),
-// BENCH_PTY_PER_SESSION (0: all terminals in one session), BENCH_KEYS (500).
+// BENCH_PTY_PER_SESSION (0: all terminals in one session), BENCH_KEYS (500), BENCH_PARTS (jupyter,service,keys,churn:
+// the parts to run besides the echo app's throughput), BENCH_CPU_PROF (a directory: Berth runs with --cpu-prof into it).
 import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import autocannon from 'autocannon';
-import { freePort, loadClient, startProcess } from './harness.mjs';
+import { freePort, loadClient, loadGenerator, measure, startProcess } from './harness.mjs';
+import { ensurePackages } from '../scripts/system-deps.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,11 +39,12 @@ const WS_COUNT = Number(process.env.BENCH_WS ?? 10_000);
 const PTY_COUNT = Number(process.env.BENCH_PTY ?? 10_000);
 const KEYS = Number(process.env.BENCH_KEYS ?? 500);
 const PTY_PER_SESSION = Number(process.env.BENCH_PTY_PER_SESSION ?? 0);
+/** Which parts run: all by default; e.g. BENCH_PARTS=service for the proxy throughput on the echo app and a model service only. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'jupyter,service,keys,churn').split(','));
 /** Wall-clock bound for each open/close phase: the phase stops early (and says so) past it. */
 const PHASE_LIMIT_MS = 5 * 60_000;
 const SETTLE_MS = 5_000;
 const CONNECTIONS = 16;
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 const pct = (xs, p) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -92,22 +97,6 @@ function upstreamOf(routeId) {
     return { pid: Number(pid), port: Number(flag ? flag.slice('--port='.length) : argv[at - 1]) };
   }
   throw new Error(`no process serves ${basePath}`);
-}
-
-/** User + system CPU seconds a process has used. */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-/** One load case: a warm-up second, then `DURATION` s with autocannon, and the CPU the serving process spent. */
-async function load({ url, headers, pid }) {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 });
-  const cpu0 = cpuSeconds(pid);
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
-  const cpu = cpuSeconds(pid) - cpu0;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, cpuUs: (cpu * 1e6) / result.requests.total };
 }
 
 function waitForPort(port, timeoutMs = 15_000) {
@@ -284,13 +273,120 @@ async function socketChurn(label, pid, count, concurrency, task) {
   return { label, before, after, settled, ...run };
 }
 
+/** The model server of the bench's model service: node:http answering `<method> <path>` on `$PORT`, /health too. */
+const MODEL_SERVER_JS = `require('node:http').createServer((req, res) => {
+  const body = req.method + ' ' + req.url + '\\n';
+  res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}).listen(Number(process.argv[2]), '127.0.0.1');
+`;
+const MODEL_DEFINITION = `models:
+  - name: echo
+    service:
+      start_command: ["${process.execPath.startsWith('/usr/') ? process.execPath : '/usr/bin/node'}", "/home/work/model/server.js", "{port}"]
+      health_check:
+        path: /health
+        expected_status_code: 200
+`;
+
+async function uploadText(client, folder, file, content) {
+  const bytes = Buffer.from(content);
+  const { token, url } = await client.call('POST', `/folders/${folder}/request-upload`, { body: { path: file, size: bytes.length } });
+  const res = await fetch(`${url}?token=${encodeURIComponent(token)}`, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' }, body: bytes });
+  if (res.status !== 204) throw new Error(`upload of ${file} answered ${res.status}: ${await res.text()}`);
+}
+
+/** A model service of one replica on the echo model server, with a token: the upstream of its endpoint path. */
+async function openModelService(client) {
+  await client.call('POST', '/folders', { body: { name: 'bench-model', usage_mode: 'model' } });
+  await uploadText(client, 'bench-model', 'server.js', MODEL_SERVER_JS);
+  await uploadText(client, 'bench-model', 'model-definition.yaml', MODEL_DEFINITION);
+  const created = await client.call('POST', '/services', {
+    body: {
+      name: 'bench-echo-model', desired_session_count: 1, image: 'shell', arch: 'x86_64', group: 'default', domain: 'default', cluster_size: 1,
+      cluster_mode: 'single-node', open_to_public: false, config: { model: 'bench-model', model_mount_destination: '/home/work/model' },
+    },
+  });
+  const id = created.endpoint_id;
+  services.push(id);
+  const deadline = Date.now() + 90_000;
+  while ((await client.call('GET', `/services/${id}`)).active_routes.length < 1) {
+    if (Date.now() > deadline) throw new Error('the model service never had a healthy route');
+    await sleep(200);
+  }
+  const { token } = await client.call('POST', `/services/${id}/token`, { body: { duration: '1h' } });
+  return { name: 'model service (node:http model server)', key: `service/${id}`, path: `/service/${id}/predict`, headers: { Authorization: `Bearer ${token}` }, process: processOf('/home/work/model/server.js') };
+}
+
+/** The process whose argv is `node <script> <port>`, from /proc. */
+function processOf(script) {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[1] === script && argv[0].endsWith('node')) return { pid: Number(pid), port: Number(argv[2]) };
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  throw new Error(`no process runs ${script}`);
+}
+
+/**
+ * nginx (Debian's, 1 worker process, keep-alive connections to each upstream, no access log) and
+ * configurable-http-proxy, both given every upstream's route: nginx from a config generated into a temporary
+ * prefix, run in the foreground; CHP through its REST API, as JupyterHub does.
+ */
+async function startProxies(upstreams) {
+  const nginxPort = await freePort();
+  const prefix = mkdtempSync(path.join(tmpdir(), 'berth-nginx-'));
+  const nginxVersion = /nginx\/([0-9.]+)/.exec(spawnSync('/usr/sbin/nginx', ['-v'], { encoding: 'utf8' }).stderr)?.[1] ?? '';
+  const conf = [
+    'worker_processes 1;', `pid ${prefix}/nginx.pid;`, `error_log ${prefix}/error.log warn;`, 'events { worker_connections 4096; }', 'http {',
+    '  access_log off;', ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${prefix}/${t};`),
+    ...upstreams.map((u, i) => `  upstream u${i} { server 127.0.0.1:${u.process.port}; keepalive 64; }`),
+    `  server { listen 127.0.0.1:${nginxPort};`,
+    // An app keeps its path (it knows its base); a model service's prefix is cut off, as Berth does.
+    ...upstreams.map((u, i) => `    location /${u.key}/ { proxy_pass http://u${i}${u.key.startsWith('service/') ? '/' : ''}; proxy_http_version 1.1; proxy_set_header Connection ""; }`),
+    '  }', '}',
+  ].join('\n');
+  writeFileSync(path.join(prefix, 'nginx.conf'), conf);
+  const nginx = spawn('/usr/sbin/nginx', ['-p', prefix, '-e', `${prefix}/error.log`, '-c', `${prefix}/nginx.conf`, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const chpPort = await freePort();
+  const chpApiPort = await freePort();
+  const chpToken = randomBytes(16).toString('hex');
+  const chp = spawn(process.execPath, [
+    path.join(root, 'node_modules/configurable-http-proxy/bin/configurable-http-proxy'),
+    '--ip', '127.0.0.1', '--port', String(chpPort), '--api-ip', '127.0.0.1', '--api-port', String(chpApiPort), '--log-level', 'warn',
+  ], { env: { ...process.env, CONFIGPROXY_AUTH_TOKEN: chpToken }, stdio: ['ignore', 'ignore', 'inherit'] });
+  await Promise.all([waitForPort(chpApiPort), waitForPort(nginxPort)]);
+  for (const u of upstreams) {
+    const answer = await fetch(`http://127.0.0.1:${chpApiPort}/api/routes/${u.key}`, {
+      method: 'POST', headers: { Authorization: `token ${chpToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ target: `http://127.0.0.1:${u.process.port}` }),
+    });
+    if (answer.status !== 201) throw new Error(`CHP refused the route: ${answer.status}`);
+  }
+  const end = (child) => new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+  return {
+    nginx, nginxPort, nginxVersion, chp, chpPort,
+    stop: async () => {
+      await Promise.all([end(nginx), end(chp)]);
+      rmSync(prefix, { recursive: true, force: true });
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
+ensurePackages(['bench']);
 await buildServer();
 const managerPort = await freePort();
 const appPort = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess([path.join(root, 'dist/server.mjs')], {
+const berth = await startProcess([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/server.mjs')], {
   BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(managerPort), BERTH_APP_PORT: String(appPort), BERTH_DATA_DIR: dataDir,
   BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
 }, /Berth ready/);
@@ -298,7 +394,10 @@ const managerPid = berth.child.pid;
 const host = `127.0.0.1:${managerPort}`;
 const client = new BerthClient({ endpoint: `http://${host}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
 const sessions = [];
-let chp = null;
+const services = [];
+let proxies = null;
+/** Thrown to skip the parts after the last one asked for. */
+class Done extends Error {}
 
 try {
   // 10,000 terminals exceed the bootstrap keypair's request budget: lift it, as bench/api.mjs does.
@@ -306,95 +405,94 @@ try {
   if (!lifted.data?.modify_keypair?.ok) throw new Error(`could not lift the rate limit: ${JSON.stringify(lifted)}`);
 
   // 1. start-service → Jupyter's first 200 through the proxy, shutdown-service between runs.
-  const jupyterId = (await client.call('POST', '/session', { body: { name: 'bench-jupyter', image: 'python', group: 'default' } })).sessionId;
-  sessions.push('bench-jupyter');
-  const startToFirst = [];
-  const startServiceOnly = [];
-  for (let run = 0; run < JUPYTER_RUNS; run++) {
-    const t0 = performance.now();
-    const started = await client.call('POST', '/session/bench-jupyter/start-service', { body: { app: 'jupyter' } });
-    startServiceOnly.push(performance.now() - t0);
-    const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${jupyterId}/add?app=jupyter`)).body);
-    const auth = await get(added.url);
-    const cookie = String(auth.headers['set-cookie'][0]).split(';')[0];
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const answer = await get(`${auth.headers.location}api/status`, { Cookie: cookie });
-      if (answer.status === 200) break;
-      if (Date.now() > deadline) throw new Error(`Jupyter never answered 200 (last ${answer.status})`);
-      await sleep(20);
+  let jupyterId = null;
+  if (PARTS.has('jupyter')) {
+    jupyterId = (await client.call('POST', '/session', { body: { name: 'bench-jupyter', image: 'python', group: 'default' } })).sessionId;
+    sessions.push('bench-jupyter');
+    const startToFirst = [];
+    const startServiceOnly = [];
+    for (let run = 0; run < JUPYTER_RUNS; run++) {
+      const t0 = performance.now();
+      const started = await client.call('POST', '/session/bench-jupyter/start-service', { body: { app: 'jupyter' } });
+      startServiceOnly.push(performance.now() - t0);
+      const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${jupyterId}/add?app=jupyter`)).body);
+      const auth = await get(added.url);
+      const cookie = String(auth.headers['set-cookie'][0]).split(';')[0];
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const answer = await get(`${auth.headers.location}api/status`, { Cookie: cookie });
+        if (answer.status === 200) break;
+        if (Date.now() > deadline) throw new Error(`Jupyter never answered 200 (last ${answer.status})`);
+        await sleep(20);
+      }
+      startToFirst.push(performance.now() - t0);
+      await client.call('POST', '/session/bench-jupyter/shutdown-service', { body: { service_name: 'jupyter' } });
     }
-    startToFirst.push(performance.now() - t0);
-    await client.call('POST', '/session/bench-jupyter/shutdown-service', { body: { service_name: 'jupyter' } });
+    console.log([
+      `\nJupyter: start-service → first 200 through the app proxy (${JUPYTER_RUNS} runs, shutdown-service between)`,
+      '| step | p50 ms | p95 ms |',
+      '|---|---:|---:|',
+      `| POST start-service (returns once the app listens) | ${ms(pct(startServiceOnly, 50))} | ${ms(pct(startServiceOnly, 95))} |`,
+      `| start-service → add → auth → first 200 of /api/status | ${ms(pct(startToFirst, 50))} | ${ms(pct(startToFirst, 95))} |`,
+    ].join('\n'));
   }
-  console.log([
-    `\nJupyter: start-service → first 200 through the app proxy (${JUPYTER_RUNS} runs, shutdown-service between)`,
-    '| step | p50 ms | p95 ms |',
-    '|---|---:|---:|',
-    `| POST start-service (returns once the app listens) | ${ms(pct(startServiceOnly, 50))} | ${ms(pct(startServiceOnly, 95))} |`,
-    `| start-service → add → auth → first 200 of /api/status | ${ms(pct(startToFirst, 50))} | ${ms(pct(startToFirst, 95))} |`,
-  ].join('\n'));
 
-  // 2. Proxy throughput: each upstream direct, through Berth's app proxy and through configurable-http-proxy (its
-  // REST API given the same two routes, as JupyterHub does), in interleaved rounds; medians are printed.
+  // 2. Proxy throughput: each upstream direct, through Berth's proxy, through nginx and through
+  // configurable-http-proxy (its REST API given the same routes, as JupyterHub does), in interleaved rounds; medians
+  // are printed. Upstreams: the echo app and Jupyter (app routes, a route cookie) and a model service's endpoint (a
+  // bearer token, /service/<endpoint>/…), whose model server is the same kind of node:http echo.
   const echoId = (await client.call('POST', '/session', { body: { name: 'bench-echo', image: 'shell', group: 'default' } })).sessionId;
   sessions.push('bench-echo');
   const echo = await openApp(client, 'bench-echo', echoId, 'echo');
-  const jupyter = await openApp(client, 'bench-jupyter', jupyterId, 'jupyter');
-  const upstreams = [
-    { name: 'echo app (node:http)', app: echo, path: `/app/${echo.routeId}/` },
-    { name: 'Jupyter /api/status', app: jupyter, path: `/app/${jupyter.routeId}/api/status` },
-  ];
-  const chpPort = await freePort();
-  const chpApiPort = await freePort();
-  const chpToken = randomBytes(16).toString('hex');
-  chp = spawn(process.execPath, [
-    path.join(root, 'node_modules/configurable-http-proxy/bin/configurable-http-proxy'),
-    '--ip', '127.0.0.1', '--port', String(chpPort), '--api-ip', '127.0.0.1', '--api-port', String(chpApiPort), '--log-level', 'warn',
-  ], { env: { ...process.env, CONFIGPROXY_AUTH_TOKEN: chpToken }, stdio: ['ignore', 'ignore', 'inherit'] });
-  await waitForPort(chpApiPort);
-  for (const u of upstreams) {
-    u.process = upstreamOf(u.app.routeId);
-    const answer = await fetch(`http://127.0.0.1:${chpApiPort}/api/routes/app/${u.app.routeId}`, {
-      method: 'POST', headers: { Authorization: `token ${chpToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ target: `http://127.0.0.1:${u.process.port}` }),
-    });
-    if (answer.status !== 201) throw new Error(`CHP refused the route: ${answer.status}`);
+  const upstreams = [{ name: 'echo app (node:http)', key: `app/${echo.routeId}`, path: `/app/${echo.routeId}/`, headers: { Cookie: echo.cookie }, process: upstreamOf(echo.routeId) }];
+  if (PARTS.has('jupyter')) {
+    const jupyter = await openApp(client, 'bench-jupyter', jupyterId, 'jupyter');
+    upstreams.push({ name: 'Jupyter /api/status', key: `app/${jupyter.routeId}`, path: `/app/${jupyter.routeId}/api/status`, headers: { Cookie: jupyter.cookie }, process: upstreamOf(jupyter.routeId) });
   }
-  const cases = upstreams.flatMap((u) => [
-    { upstream: u, name: 'direct to the upstream', url: `http://127.0.0.1:${u.process.port}${u.path}`, headers: {}, pid: u.process.pid, runs: [] },
-    { upstream: u, name: "Berth's app proxy", url: `http://127.0.0.1:${appPort}${u.path}`, headers: { Cookie: u.app.cookie }, pid: managerPid, runs: [] },
-    { upstream: u, name: 'configurable-http-proxy 5.3', url: `http://127.0.0.1:${chpPort}${u.path}`, headers: {}, pid: chp.pid, runs: [] },
-  ]);
+  if (PARTS.has('service')) upstreams.push(await openModelService(client));
+  proxies = await startProxies(upstreams);
+  const cases = upstreams.flatMap((u) => {
+    // The upstream sees the path under the route: the app's own (apps are told their base path), or the model's.
+    const upstreamPath = u.key.startsWith('service/') ? u.path.slice(`/${u.key}`.length) : u.path;
+    return [
+      { upstream: u, name: 'direct to the upstream', url: `http://127.0.0.1:${u.process.port}${upstreamPath}`, headers: {}, pid: u.process.pid, runs: [] },
+      { upstream: u, name: "Berth's app proxy", url: `http://127.0.0.1:${appPort}${u.path}`, headers: u.headers, pid: managerPid, runs: [] },
+      { upstream: u, name: `nginx ${proxies.nginxVersion} (1 worker, keep-alive upstream)`, url: `http://127.0.0.1:${proxies.nginxPort}${u.path}`, headers: {}, pid: proxies.nginx.pid, tree: true, runs: [] },
+      { upstream: u, name: 'configurable-http-proxy 5.3', url: `http://127.0.0.1:${proxies.chpPort}${u.path}`, headers: {}, pid: proxies.chp.pid, runs: [] },
+    ];
+  });
   for (let round = 0; round < ROUNDS; round++) {
-    for (const c of cases) c.runs.push(await load(c));
+    for (const c of cases) c.runs.push(await measure({ url: c.url, headers: c.headers, connections: CONNECTIONS, duration: DURATION, pid: c.pid, tree: c.tree }));
   }
   const median = (runs, key) => pct(runs.map((r) => r[key]), 50);
   for (const u of upstreams) {
-    const rows = cases.filter((c) => c.upstream === u);
-    const direct = median(rows[0].runs, 'rps');
-    console.log(`\nApp proxy: GET ${u.path.replace(/[0-9a-f]{24}/, '<route>')} on the ${u.name}: ${ROUNDS} interleaved rounds of ${DURATION} s, medians; ${CONNECTIONS} keep-alive connections`);
+    const [direct, berthCase, nginxCase, chpCase] = cases.filter((c) => c.upstream === u);
+    const directRps = median(direct.runs, 'rps');
+    console.log(`\nApp proxy: GET ${u.path.replace(/[0-9a-f]{24}|[0-9a-f-]{36}/, '<route>')} on the ${u.name}: ${ROUNDS} interleaved rounds of ${DURATION} s by ${loadGenerator()}, medians; ${CONNECTIONS} keep-alive connections; load average now ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log('| case | req/s | p50 ms | p99 ms | vs direct | CPU µs per request (upstream for direct, else the proxy process) | errors | req/s per round |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---|');
-    for (const c of rows) {
+    for (const c of [direct, berthCase, nginxCase, chpCase]) {
       const rps = median(c.runs, 'rps');
-      console.log(`| ${c.name} | ${Math.round(rps)} | ${median(c.runs, 'p50')} | ${median(c.runs, 'p99')} | ${(rps / direct).toFixed(2)} | ${median(c.runs, 'cpuUs').toFixed(0)} | ${c.runs.reduce((n, r) => n + r.errors, 0)} | ${c.runs.map((r) => Math.round(r.rps)).join(' / ')} |`);
+      console.log(`| ${c.name} | ${Math.round(rps)} | ${median(c.runs, 'p50')} | ${median(c.runs, 'p99')} | ${(rps / directRps).toFixed(2)} | ${median(c.runs, 'cpuUs').toFixed(0)} | ${c.runs.reduce((n, r) => n + r.errors, 0)} | ${c.runs.map((r) => Math.round(r.rps)).join(' / ')} |`);
     }
     // Rounds are interleaved, so round-by-round ratios cancel most of the drift of a shared machine.
     const paired = (a, b, key) => pct(a.runs.map((r, i) => r[key] / b.runs[i][key]), 50).toFixed(2);
-    console.log(`Median of the per-round ratios: Berth / direct ${paired(rows[1], rows[0], 'rps')}, CHP / direct ${paired(rows[2], rows[0], 'rps')}, Berth / CHP req/s ${paired(rows[1], rows[2], 'rps')}, Berth / CHP CPU per request ${paired(rows[1], rows[2], 'cpuUs')} (targets: ≥ 0.80 of direct, ≥ 1.00 of CHP's req/s)`);
+    console.log(`Median of the per-round ratios: Berth / direct ${paired(berthCase, direct, 'rps')}, Berth / CHP ${paired(berthCase, chpCase, 'rps')}, Berth / nginx ${paired(berthCase, nginxCase, 'rps')} req/s; Berth ${median(berthCase.runs, 'cpuUs').toFixed(0)} µs CPU per request, ${paired(berthCase, chpCase, 'cpuUs')} of CHP's, ${paired(berthCase, nginxCase, 'cpuUs')} of nginx's (targets: ≥ 0.50 of direct, ≥ 2.00 of CHP, ≥ 0.70 of nginx, ≤ 60 µs)`);
   }
-  await new Promise((resolve) => {
-    chp.once('exit', resolve);
-    chp.kill('SIGTERM');
-  });
-  chp = null;
-  await client.call('DELETE', '/session/bench-jupyter');
-  sessions.splice(sessions.indexOf('bench-jupyter'), 1);
+  await proxies.stop();
+  proxies = null;
+  if (jupyterId) {
+    await client.call('DELETE', '/session/bench-jupyter');
+    sessions.splice(sessions.indexOf('bench-jupyter'), 1);
+  }
   const appPath = upstreams[0].path;
 
   // 3. Keystroke echo on a fresh terminal: one character at a time, timed until the terminal echoes it.
-  const echoes = await keystrokes('bench-echo');
-  console.log(`\nKeystroke echo through the pty stream (${KEYS} keystrokes, one at a time): p50 ${ms(pct(echoes, 50))} ms, p99 ${ms(pct(echoes, 99))} ms, max ${ms(Math.max(...echoes))} ms`);
+  if (PARTS.has('keys')) {
+    const echoes = await keystrokes('bench-echo');
+    console.log(`\nKeystroke echo through the pty stream (${KEYS} keystrokes, one at a time): p50 ${ms(pct(echoes, 50))} ms, p99 ${ms(pct(echoes, 99))} ms, max ${ms(Math.max(...echoes))} ms`);
+  }
+  if (!PARTS.has('churn')) throw new Done();
 
   // 4. 10,000 WebSockets through the app proxy, then 10,000 terminals through the pty stream of a fresh session.
   const wsUrl = `ws://127.0.0.1:${appPort}${appPath}ws`;
@@ -447,14 +545,12 @@ try {
     if (c.firstError) lines.push(`${c.label}: first failure at socket ${c.firstFailure}: ${c.firstError.message}`);
   }
   console.log(lines.join('\n'));
+} catch (err) {
+  if (!(err instanceof Done)) throw err;
 } finally {
-  if (chp) {
-    await new Promise((resolve) => {
-      chp.once('exit', resolve);
-      chp.kill('SIGTERM');
-    });
-  }
+  await proxies?.stop();
   // Sessions outlive the manager by design; a bench's must not.
+  for (const id of services) await client.request('DELETE', `/services/${id}`).catch(() => undefined);
   for (const name of sessions) await client.request('DELETE', `/session/${name}`).catch(() => undefined);
   client.close();
   await berth.stop();

@@ -6,7 +6,8 @@
 // 3. time from navigation start to the statistics page's first chart (the charting library is loaded only there,
 //    after the page hydrates), same two cache states;
 // 4. the relay's added latency: the same signed calls made to the manager directly with the signing client, and
-//    through the dashboard's relay (/api/manager/…) with the signed-in user's session cookie, interleaved.
+//    through the dashboard's relay (/api/manager/…) with the signed-in user's session cookie, interleaved; and the
+//    relay's req/s at concurrency 8 against its floor, a bare route handler of the same build (GET /api/healthz).
 //
 // Berth runs as a child process (roles manager + web) from dist/ and .next/ (each built first when missing or
 // stale, as `npm start` decides), on a temporary data directory and free loopback ports; the browser (Debian's
@@ -15,14 +16,12 @@
 // BENCH_QUEUED_SESSIONS (1000: the session list is timed again with that many more sessions, queued in a scaling
 // group without agents so no process starts), BENCH_JS_BUDGET_KIB (see BUDGET_KIB).
 import http from 'node:http';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { freePort, loadClient } from './harness.mjs';
+import { loadClient } from './harness.mjs';
+import { createUser, launchBrowser, noteVisible, queueSessions, signIn, startBerth } from './browser.mjs';
 import { buildDashboard, buildServer, dashboardStale, serverStale } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,9 +41,6 @@ const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3);
 const QUEUED_SESSIONS = Number(process.env.BENCH_QUEUED_SESSIONS ?? 1000);
 /** Loads of each case not counted: the first ones compile the page's server code and fill the caches. */
 const WARM_UP_LOADS = 3;
-const CHROMIUM_PATH = process.env.BERTH_CHROMIUM || '/usr/bin/chromium';
-// The same flags as test/helpers/browser.ts.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const ADMIN_ACCESS_KEY = 'AKBENCH0000000000005';
 const ADMIN_SECRET_KEY = 'benchSecretKey00000000000000000000000005';
@@ -151,65 +147,6 @@ function reportFirstLoadJs() {
 
 // --- Berth and the browser -----------------------------------------------------------------------------------
 
-/** Berth from dist/ with the manager and the dashboard, on free ports and a fresh data directory. */
-async function startBerth() {
-  const [managerPort, webPort] = [await freePort(), await freePort()];
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-dashboard-'));
-  // The dashboard loads .next from the working directory. Berth gets a process group of its own so that a Ctrl-C
-  // reaches only the bench, which then ends the sessions before it stops Berth (sessions outlive the manager).
-  const child = spawn(process.execPath, [path.join(root, 'dist/server.mjs')], {
-    cwd: root,
-    detached: true,
-    env: {
-      ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXTAUTH_URL: '', BERTH_ROLES: 'manager,web', BERTH_DATA_DIR: dataDir,
-      BERTH_MANAGER_PORT: String(managerPort), BERTH_WEB_PORT: String(webPort), BERTH_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      BERTH_ADMIN_ACCESS_KEY: ADMIN_ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: ADMIN_SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const lastResort = () => child.kill('SIGTERM');
-  process.once('exit', lastResort); // a detached Berth must not outlive an unexpected end of the bench
-  const stop = async () => {
-    process.off('exit', lastResort);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    await new Promise((resolve, reject) => {
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-        if (/Berth ready/.test(output)) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`Berth exited (${code}) before ready:\n${output}`)));
-    });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { managerUrl: `http://127.0.0.1:${managerPort}`, webUrl: `http://127.0.0.1:${webPort}`, stop };
-}
-
-/**
- * A plain user (what most of the dashboard's users are) through the admin GraphQL API, with the rate limit of
- * their keypair lifted: the relay case alone sends thousands of requests.
- */
-async function createUser(admin) {
-  const gql = async (query) => {
-    const answer = await admin.call('POST', '/admin/gql', { body: { query } });
-    if (answer.errors) throw new Error(`GraphQL: ${JSON.stringify(answer.errors)}`);
-    return answer.data;
-  };
-  const created = await gql(`mutation { create_user(email: "${USER_EMAIL}", props: { username: "bench-user", password: "${USER_PASSWORD}" }) { ok msg user { main_access_key } } }`);
-  const accessKey = created.create_user.user?.main_access_key;
-  if (!accessKey) throw new Error(`create_user: ${JSON.stringify(created)}`);
-  const { keypair } = await gql(`query { keypair(access_key: "${accessKey}") { secret_key } }`);
-  await gql(`mutation { modify_keypair(access_key: "${accessKey}", props: { rate_limit: null }) { ok } }`);
-  return { accessKey, secretKey: keypair.secret_key };
-}
-
 /** Starts shell sessions (the fastest image to start) under these names and waits until each is RUNNING. */
 async function startSessions(client, names) {
   for (const name of names) await client.call('POST', '/session', { body: { name, image: 'shell', group: 'default' } });
@@ -222,77 +159,7 @@ async function startSessions(client, names) {
   }
 }
 
-/**
- * `count` sessions that stay PENDING: a scaling group with no agents, open to the default domain, where the user
- * queues them (enqueueOnly). The session list shows them among the live ones, as a busy cluster's queue would.
- */
-async function queueSessions(admin, user, count) {
-  const gql = async (query) => {
-    const answer = await admin.call('POST', '/admin/gql', { body: { query } });
-    if (answer.errors) throw new Error(`GraphQL: ${JSON.stringify(answer.errors)}`);
-    return answer.data;
-  };
-  await gql('mutation { create_scaling_group(name: "bench-empty", props: { description: "no agents" }) { ok msg } }');
-  await gql('mutation { associate_scaling_group_with_domain(domain: "default", scaling_group: "bench-empty") { ok msg } }');
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < count) {
-        const i = next++;
-        await user.call('POST', '/session', { body: { name: `bench-queued-${i}`, image: 'shell', enqueueOnly: true, config: { scaling_group: 'bench-empty' } } });
-      }
-    }),
-  );
-  const { status } = await user.call('GET', '/session/bench-queued-0');
-  if (status !== 'PENDING') throw new Error(`a queued session is ${status}, not PENDING`);
-}
-
-async function launchBrowser() {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` or set BERTH_CHROMIUM.`);
-  const profileDir = mkdtempSync(path.join(tmpdir(), 'berth-chromium-'));
-  try {
-    // Playwright's own signal handlers would exit the process at once; the bench's cleanup closes the browser.
-    const context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
-      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    return { context, page, close: async () => { await context.close(); rmSync(profileDir, { recursive: true, force: true }); } };
-  } catch (err) {
-    rmSync(profileDir, { recursive: true, force: true });
-    throw err;
-  }
-}
-
-async function signIn(page, webUrl) {
-  await page.goto(`${webUrl}/login`);
-  await page.getByLabel('Email or username').fill(USER_EMAIL);
-  await page.getByLabel('Password').fill(USER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${webUrl}/`);
-}
-
 // --- 2. Time to the session list -----------------------------------------------------------------------------
-
-/**
- * Installed in every document before its own scripts: notes, on the page's clock (0 = the navigation's start), the
- * first moment a session row is in the DOM with a box and not hidden (Playwright's "visible"). Playwright's own
- * wait polls with a backoff of up to half a second, too coarse to time with; it only tells us when to read this.
- */
-function noteRowsVisible(selector) {
-  window.__rowsVisibleAt = null;
-  const check = (observer) => {
-    const row = document.querySelector(selector);
-    if (!row) return;
-    const box = row.getBoundingClientRect();
-    if (box.width > 0 && box.height > 0 && row.checkVisibility({ visibilityProperty: true })) {
-      window.__rowsVisibleAt = performance.now();
-      observer.disconnect();
-    }
-  };
-  const observer = new MutationObserver(() => check(observer));
-  observer.observe(document, { childList: true, subtree: true, attributes: true });
-}
 
 /**
  * One full load of /sessions: from the navigation's start until a session row is visible, on the page's clock, and
@@ -321,7 +188,7 @@ async function loadSessionList(page, url) {
 /** `PAGE_LOADS` loads after warm-up, with the browser's cache kept or emptied (over CDP) before each. */
 async function timeSessionList(browser, webUrl, emptyCache) {
   const url = `${webUrl}/sessions`;
-  if (!browser.noting) browser.noting = browser.context.addInitScript(noteRowsVisible, ROW);
+  if (!browser.noting) browser.noting = browser.context.addInitScript(noteVisible, { selector: ROW, key: '__rowsVisibleAt' });
   await browser.noting;
   const cdp = await browser.context.newCDPSession(browser.page);
   const samples = [];
@@ -354,9 +221,12 @@ async function scriptsFetched(browser, webUrl, route) {
 
 const relayAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-/** A request to the dashboard's relay as the signed-in browser makes it: its session cookie, and Origin on a POST. */
-function relayRequest(webUrl, cookie, method, uri, body) {
-  const target = new URL(`/api/manager${uri}`, webUrl);
+/**
+ * A request to the dashboard's relay (or another of its routes, `prefix`) as the signed-in browser makes it: its
+ * session cookie, and Origin on a POST.
+ */
+function relayRequest(webUrl, cookie, method, uri, body, prefix = '/api/manager') {
+  const target = new URL(`${prefix}${uri}`, webUrl);
   const headers = { Cookie: cookie, Accept: 'application/json' };
   if (body) Object.assign(headers, { Origin: target.origin, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   return new Promise((resolve, reject) => {
@@ -390,17 +260,16 @@ async function timeRequests(send, count, concurrency) {
 }
 
 /**
- * Direct and relayed, in alternating blocks (5 each) so both see the same drift of a shared machine; answers
- * the pooled samples of each.
+ * Direct and relayed (and, when given, the floor: a bare route handler of the same Next server), in alternating
+ * blocks (5 each) so all see the same drift of a shared machine; answers the pooled samples of each.
  */
-async function compareRelay(direct, relayed, concurrency) {
+async function compareRelay(sends, concurrency) {
   const blocks = 5;
   const perBlock = Math.ceil(RELAY_REQUESTS / blocks);
-  const result = { direct: { times: [], failed: 0, ms: 0 }, relay: { times: [], failed: 0, ms: 0 } };
-  await timeRequests(direct, 50, concurrency); // warm-up: connections, JIT, caches
-  await timeRequests(relayed, 50, concurrency);
+  const result = Object.fromEntries(Object.keys(sends).map((key) => [key, { times: [], failed: 0, ms: 0 }]));
+  for (const send of Object.values(sends)) await timeRequests(send, 50, concurrency); // warm-up: connections, JIT, caches
   for (let b = 0; b < blocks; b++) {
-    for (const [key, send] of [['direct', direct], ['relay', relayed]]) {
+    for (const [key, send] of Object.entries(sends)) {
       const { times, failed, ms } = await timeRequests(send, perBlock, concurrency);
       result[key].times.push(...times);
       result[key].failed += failed;
@@ -440,19 +309,7 @@ async function loadStatistics(page, url) {
 
 /** Part 3: time to the first chart, with a warm and an emptied cache. */
 async function reportStatistics(browser, webUrl, listed) {
-  await browser.context.addInitScript(({ selector, key }) => {
-    window[key] = null;
-    const observer = new MutationObserver(() => {
-      const el = document.querySelector(selector);
-      if (!el) return;
-      const box = el.getBoundingClientRect();
-      if (box.width > 0 && box.height > 0) {
-        window[key] = performance.now();
-        observer.disconnect();
-      }
-    });
-    observer.observe(document, { childList: true, subtree: true, attributes: true });
-  }, { selector: CHART, key: '__chartVisibleAt' });
+  await browser.context.addInitScript(noteVisible, { selector: CHART, key: '__chartVisibleAt' });
   const cdp = await browser.context.newCDPSession(browser.page);
   const rows = [];
   for (const [label, empty] of [['warm (a returning user)', false], ['emptied before each load (a first visit)', true]]) {
@@ -472,10 +329,15 @@ async function reportStatistics(browser, webUrl, listed) {
   if (listed) console.log(`First-load JS of /statistics: ${fmt(kib(listed.bytes))} KiB gzip (the chart chunk comes after, on this page only).`);
 }
 
-/** Part 3: the same two calls, direct (signed here) and through the relay (signed by the BFF); answers the non-200s. */
+/**
+ * Part 3: the same two calls, direct (signed here) and through the relay (signed by the BFF); answers the non-200s.
+ * GET /v2 is also set beside the relay's floor: the dashboard's GET /api/healthz, a bare route handler of the same
+ * Next server answering a fixed JSON body (no session, no manager), i.e. what any route of this Next server costs.
+ */
 async function reportRelay(webUrl, cookie, user) {
+  const floor = () => relayRequest(webUrl, cookie, 'GET', '', undefined, '/api/healthz');
   const cases = [
-    { name: 'GET /v2', direct: () => user.request('GET', '/v2').then((r) => r.status), relay: () => relayRequest(webUrl, cookie, 'GET', '/v2') },
+    { name: 'GET /v2', direct: () => user.request('GET', '/v2').then((r) => r.status), relay: () => relayRequest(webUrl, cookie, 'GET', '/v2'), floor },
     {
       name: 'POST /admin/gql (the session list query)',
       direct: () => user.request('POST', '/admin/gql', { rawBody: Buffer.from(LIST_BODY), contentType: 'application/json' }).then((r) => r.status),
@@ -486,14 +348,21 @@ async function reportRelay(webUrl, cookie, user) {
   console.log('| call | concurrency | direct p50 ms | p99 ms | req/s | relayed p50 ms | p99 ms | req/s | added p50 ms | added p99 ms | non-200 |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let failures = 0;
+  const floors = [];
   for (const c of cases) {
     for (const concurrency of [1, RELAY_CONCURRENCY]) {
-      const r = await compareRelay(c.direct, c.relay, concurrency);
+      const r = await compareRelay(c.floor && concurrency === RELAY_CONCURRENCY ? { direct: c.direct, relay: c.relay, floor: c.floor } : { direct: c.direct, relay: c.relay }, concurrency);
+      if (r.floor) floors.push({ name: c.name, concurrency, r });
       const [d50, d99, r50, r99] = [pct(r.direct.times, 50), pct(r.direct.times, 99), pct(r.relay.times, 50), pct(r.relay.times, 99)];
       failures += r.direct.failed + r.relay.failed;
       const rps = (side) => Math.round((side.times.length / side.ms) * 1000);
       console.log(`| ${c.name} | ${concurrency} | ${fmt(d50)} | ${fmt(d99)} | ${rps(r.direct)} | ${fmt(r50)} | ${fmt(r99)} | ${rps(r.relay)} | ${fmt(r50 - d50)} | ${fmt(r99 - d99)} | ${r.direct.failed + r.relay.failed} |`);
     }
+  }
+  const rps = (side) => (side.times.length / side.ms) * 1000;
+  for (const { name, concurrency, r } of floors) {
+    failures += r.floor.failed;
+    console.log(`The relay's floor, same run and blocks, concurrency ${concurrency}: GET /api/healthz (a bare route handler, fixed JSON) ${Math.round(rps(r.floor))} req/s, p50 ${fmt(pct(r.floor.times, 50))} ms; relayed ${name} ${Math.round(rps(r.relay))} req/s: ${(rps(r.relay) / rps(r.floor)).toFixed(2)} of the floor (target ≥ 0.80); non-200 ${r.floor.failed}`);
   }
   return failures;
 }
@@ -534,11 +403,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 try {
-  const berth = await startBerth();
+  const berth = await startBerth({ admin: { accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY, password: ADMIN_PASSWORD } });
   cleanups.push(berth.stop);
   const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY });
   cleanups.push(() => admin.close());
-  const keys = await createUser(admin);
+  const keys = await createUser(admin, { email: USER_EMAIL, username: 'bench-user', password: USER_PASSWORD });
   const user = new BerthClient({ endpoint: berth.managerUrl, ...keys });
   cleanups.push(() => user.close());
   // Sessions outlive the manager by design; the bench's must not. Pushed before they start, so a half-started
@@ -551,7 +420,7 @@ try {
 
   const browser = await launchBrowser();
   cleanups.push(browser.close);
-  await signIn(browser.page, berth.webUrl);
+  await signIn(browser.page, berth.webUrl, { email: USER_EMAIL, password: USER_PASSWORD });
 
   await reportSessionList(browser, berth.webUrl, jsBudget.routes.find((r) => r.route === '/sessions'));
   // The statistics chart only ended sessions: end one and wait until the manager counts it as ended.

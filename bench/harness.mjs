@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 /** The signing client, bundled once into dist/ so plain Node can import it. */
@@ -38,13 +38,35 @@ export function startProcess(args, env, ready = /ready/i) {
   });
 }
 
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** User + system CPU seconds a process (with `tree`, and its live descendants) has used (Linux /proc). */
+export function cpuSeconds(pid, tree = false) {
+  let total = 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    total = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    if (tree) for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) total += cpuSeconds(Number(child), true);
+  } catch {
+    // The process ended while we looked.
+  }
+  return total;
+}
+
 /**
- * Runs one load: `connections` keep-alive connections for `duration` seconds. With Debian's `wrk` installed (C, one
- * thread) it generates the load, so a 2-core machine measures the server rather than a JavaScript load generator;
- * otherwise autocannon does. The table says which.
+ * Runs one load: `connections` keep-alive connections for `duration` seconds, after a 1 s warm-up. With Debian's
+ * `wrk` installed (C, one thread) it generates the load, so a 2-core machine measures the server rather than a
+ * JavaScript load generator; otherwise autocannon does. The table says which. With `pid`, also answers `cpuUs`: the
+ * CPU that process (with `tree`, and its children: nginx's workers) spent per request during the measured run.
  */
 export async function measure(options) {
-  return hasWrk() ? measureWrk(options) : measureAutocannon(options);
+  const { pid, tree } = options;
+  let cpu0 = 0;
+  const beforeRun = () => (cpu0 = pid ? cpuSeconds(pid, tree) : 0);
+  const result = hasWrk() ? await measureWrk(options, beforeRun) : await measureAutocannon(options, beforeRun);
+  if (pid) result.cpuUs = ((cpuSeconds(pid, tree) - cpu0) * 1e6) / result.total;
+  return result;
 }
 
 let wrkPresent;
@@ -55,7 +77,7 @@ export function hasWrk() {
 
 export const loadGenerator = () => (hasWrk() ? 'wrk' : 'autocannon');
 
-function measureWrk({ url, method = 'GET', headers = {}, body, connections = 16, duration = 5 }) {
+function measureWrk({ url, method = 'GET', headers = {}, body, connections = 16, duration = 5 }, beforeRun) {
   const dir = mkdtempSync(path.join(tmpdir(), 'berth-wrk-'));
   const script = path.join(dir, 'request.lua');
   const lua = [`wrk.method = ${JSON.stringify(method)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)];
@@ -63,6 +85,7 @@ function measureWrk({ url, method = 'GET', headers = {}, body, connections = 16,
   writeFileSync(script, lua.join('\n') + '\n');
   const run = (seconds) => spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
   run(1);
+  beforeRun();
   const out = run(duration).stdout;
   rmSync(dir, { recursive: true, force: true });
   const number = (re) => Number(re.exec(out)?.[1] ?? NaN);
@@ -73,14 +96,16 @@ function measureWrk({ url, method = 'GET', headers = {}, body, connections = 16,
     return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
   };
   const errors = number(/Non-2xx or 3xx responses: (\d+)/) || 0;
-  return { rps: number(/Requests\/sec:\s+([0-9.]+)/), p50: ms('50'), p99: ms('99'), errors };
+  const total = number(/(\d+) requests in/);
+  return { rps: number(/Requests\/sec:\s+([0-9.]+)/), p50: ms('50'), p99: ms('99'), errors, total };
 }
 
-async function measureAutocannon({ url, method = 'GET', headers = {}, body, connections = 16, duration = 5 }) {
+async function measureAutocannon({ url, method = 'GET', headers = {}, body, connections = 16, duration = 5 }, beforeRun) {
   await autocannon({ url, method, headers, body, connections, duration: 1 }); // warm-up
+  beforeRun();
   const result = await autocannon({ url, method, headers, body, connections, duration, pipelining: 1 });
   const errors = result.errors + result.non2xx;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, total: result.requests.total };
 }
 
 export function printTable(title, rows) {

@@ -3,7 +3,8 @@
 // body into a file on the same disk and streams a file back. Figures: MB/s and the ratio to the baseline for a
 // 1 GiB upload (request-upload + tus PATCH) and download (request-download), zip streaming of 10,000 small files,
 // listing 100,000 entries, and the manager's RSS (VmRSS) before/peak/after each phase and its growth (peak − before).
-// BENCH_STORAGE_PHASES=transfers,zip,listing (the default: all) runs only some phases.
+// BENCH_STORAGE_PHASES=transfers,zip,listing (the default: all) runs only some phases; BENCH_CPU_PROF=DIR runs Berth
+// with --cpu-prof into DIR.
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,7 +108,7 @@ try {
   const expected = sourceHash.digest('hex');
 
   const port = await freePort();
-  berth = await startProcess([path.join(root, 'dist/server.mjs')], {
+  berth = await startProcess([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/server.mjs')], {
     BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
   }, /Berth ready/);
   const barePort = await freePort();

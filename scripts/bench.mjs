@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bench');
 const only = process.argv[2];
-const benches = readdirSync(benchDir).filter((f) => /^[a-z-]+\.mjs$/.test(f) && !['harness.mjs', 'bare-server.mjs'].includes(f));
+const benches = readdirSync(benchDir).filter((f) => /^[a-z-]+\.mjs$/.test(f) && !['harness.mjs', 'bare-server.mjs', 'browser.mjs'].includes(f));
 let failed = 0;
 for (const file of benches.filter((f) => !only || f.startsWith(only))) {
   console.log(`\n### bench/${file}`);

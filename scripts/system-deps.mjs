@@ -34,6 +34,13 @@ export const PACKAGES = {
     { pkg: 'debootstrap', check: '/usr/sbin/debootstrap' },
     { pkg: 'busybox-static', check: '/bin/busybox' },
   ],
+  // `npm run bench` only (never npm install): nginx, the reverse proxy bench/apps.mjs compares the app proxy with,
+  // and wrk, a C load generator (one thread), so a 2-core machine measures the servers rather than a JavaScript
+  // load generator (bench/harness.mjs falls back to autocannon without it).
+  bench: [
+    { pkg: 'nginx', check: '/usr/sbin/nginx' },
+    { pkg: 'wrk', check: 'wrk' },
+  ],
 };
 
 function present(check) {

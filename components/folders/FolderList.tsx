@@ -26,8 +26,11 @@ import { CreateFolderDialog } from './CreateFolderDialog';
 import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
 import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
-import { ActionsHeaderCell, RowAction } from '@/components/ui/tableParts';
+import { ActionsHeaderCell, RowAction, TablePager } from '@/components/ui/tableParts';
 import { useDialogTarget } from '@/components/ui/useDialogTarget';
+
+/** Pages of the folder list: with hundreds of folders, rendering every row took seconds (bench/pages.mjs). */
+const PAGE_SIZES = [25, 50, 100];
 
 function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
   // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left
@@ -83,7 +86,12 @@ export function FolderList() {
   const creating = useDialogTarget();
   const [action, setAction] = useState<FolderAction>(null);
   const [toast, showToast] = useToast();
+  const [page, setPage] = useState(0);
+  const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
   const folders = (data ?? []).filter((f) => !isTrashed(f)).sort((a, b) => Number(b.is_owner) - Number(a.is_owner) || a.name.localeCompare(b.name));
+  // A page past the end (folders deleted meanwhile) shows the last one.
+  const shownPage = Math.min(page, Math.max(0, Math.ceil(folders.length / pageSize) - 1));
+  const pageRows = folders.slice(shownPage * pageSize, (shownPage + 1) * pageSize);
   const newFolder = (
     <Button variant="contained" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
       New folder
@@ -98,7 +106,7 @@ export function FolderList() {
       <SentInvitations />
       <RowsTable
         label="Folders"
-        rows={data ? folders : undefined}
+        rows={data ? pageRows : undefined}
         error={error}
         isLoading={isLoading}
         colSpan={7}
@@ -122,6 +130,7 @@ export function FolderList() {
             <ActionsHeaderCell />
           </>
         }
+        footer={folders.length > PAGE_SIZES[0] && <TablePager count={folders.length} page={shownPage} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={PAGE_SIZES} />}
       >
         {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
       </RowsTable>

@@ -2,7 +2,8 @@
  * The app proxy (BERTH_APP_PORT, CONTRACT §11): on an origin apart from the dashboard it serves in-session apps
  * at /app/<route>/. Access starts with a start-service token, exchanged once for a cookie scoped to that route;
  * the target port always comes from the stored route, never from the request; the dashboard's cookies and any
- * Authorization header are never forwarded. Built on http-proxy-3 with keep-alive agents; a dead app is a 502.
+ * Authorization header are never forwarded. HTTP through forward.ts, WebSockets through http-proxy-3, both with one
+ * keep-alive agent; a dead app is a 502.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -14,6 +15,8 @@ import { Problem } from '../http/problem';
 import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
 import { RouteCache } from './route-cache';
 import { VerifiedCookies } from './verified-cookies';
+import { forward } from './forward';
+import { VerifiedServiceTokens } from './verified-tokens';
 import { TcpEndpoints } from './tcp-endpoints';
 import { forwardedCookies, parseCookies } from '../http/cookies';
 import { pickRoute, routeTableOf } from '../services/route-table';
@@ -51,14 +54,19 @@ export function createAppProxyServer(app: App): http.Server {
   const serviceRoutes = routeTableOf(app);
   const tcp = new TcpEndpoints(routes, app.settings.host, app.log);
   const verified = new VerifiedCookies((routeId, value) => verifyCookie(secret, routeId, value));
+  const serviceTokens = new VerifiedServiceTokens((token, endpointId) => verifyServiceToken(secret, token, endpointId));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   const proxy = createProxyServer({ agent, ws: true, xfwd: true, proxyTimeout: 0 });
   proxy.on('error', (err, _req, target) => {
     app.log.info({ err: err.message }, 'app proxy: upstream failed');
-    // A 502: the app, not Berth, is unavailable; the proxy goes on serving every other route.
-    if (target instanceof http.ServerResponse) sendProblem(target, new Problem('bad-gateway', 'The app is not answering.'));
-    else (target as Duplex | undefined)?.destroy();
+    (target as Duplex | undefined)?.destroy();
   });
+  /** HTTP requests go through forward() (see why there); a failure is a 502: the app, not Berth, is unavailable. */
+  const pass = (req: http.IncomingMessage, res: http.ServerResponse, target: { host: string; port: number }) =>
+    forward(req, res, target, agent, (err) => {
+      app.log.info({ err: err.message }, 'app proxy: upstream failed');
+      sendProblem(res, new Problem('bad-gateway', 'The app is not answering.'));
+    });
 
   const publicBase = (req: http.IncomingMessage) => `http://${req.headers.host ?? `${app.settings.host}:${app.settings.appPort}`}`;
   // Wildcard-subdomain mode (BERTH_APP_DOMAIN): every app on its own origin, <route>.<domain>.
@@ -95,7 +103,7 @@ export function createAppProxyServer(app: App): http.Server {
     if (!table.openToPublic) {
       const token = tokenFromHeader(req.headers.authorization);
       if (!token) throw new Problem('auth-failed', 'This service needs a token: Authorization: BackendAI <token> (or Bearer <token>).', undefined, { headers: { 'WWW-Authenticate': 'Bearer' } });
-      if (!(await verifyServiceToken(secret, token, endpointId))) throw new Problem('auth-failed', 'The token is invalid, expired or for another service.');
+      if (!(await serviceTokens.valid(token, endpointId))) throw new Problem('auth-failed', 'The token is invalid, expired or for another service.');
     }
     delete req.headers.authorization;
     const kept = forwardedCookies(parseCookies(req.headers.cookie));
@@ -167,7 +175,7 @@ export function createAppProxyServer(app: App): http.Server {
     if (service) {
       const target = await admitToService(req, service[1]);
       req.url = `${service[2] ?? '/'}${url.search}`;
-      proxy.web(req, res, { target });
+      pass(req, res, target);
       return;
     }
 
@@ -175,7 +183,7 @@ export function createAppProxyServer(app: App): http.Server {
     if (!match) throw new Problem('url-not-found', 'No app is published at this address.');
     const cached = routes.peek(match[1]);
     const route = admitTo(req, match[1], cached !== undefined ? cached : await routes.get(match[1]));
-    proxy.web(req, res, { target: { host: route.host, port: route.host_port } });
+    pass(req, res, { host: route.host, port: route.host_port });
   }
 
   const server = http.createServer((req, res) => {

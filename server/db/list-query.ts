@@ -326,7 +326,11 @@ export function pageWindow(args: ListArgs): { limit: number; offset: number } {
 
 /**
  * Runs a paginated list: `base` holds the FROM, joins and scope conditions; `select` adds the columns. The filter and
- * order are checked before any query runs; `tiebreak` keeps pages stable.
+ * order are checked before any query runs; `tiebreak` keeps pages stable. When `tiebreak` is the listed table's
+ * unique key (`keyed`), the page's keys are read first and then only those rows with their columns: the key query
+ * names no joined column unless the filter or order does, so PostgreSQL drops the joins from it, instead of
+ * joining every row in scope before cutting the page (10,000 ended sessions: docs/query-plans.md). The keys are
+ * passed as values rather than a subquery, whose plan went wrong on tables without fresh statistics.
  */
 export async function runList<T>(
   base: AnySelect,
@@ -334,16 +338,22 @@ export async function runList<T>(
   fields: FieldMap,
   tiebreak: string,
   select: (qb: AnySelect) => AnySelect<T>,
+  { keyed = false }: { keyed?: boolean } = {},
 ): Promise<{ items: T[]; total_count: number }> {
   const { limit, offset } = pageWindow(args);
   const filter = args.filter ? parseFilter(args.filter, fields) : null;
   const order = parseOrder(args.order, fields);
   const scoped = filter ? base.where((eb) => toExpression(eb, filter)) : base;
+  const ordered = (qb: AnySelect) => {
+    for (const o of order) qb = qb.orderBy(o.column, o.direction);
+    return qb.orderBy(tiebreak);
+  };
   const counted = await scoped.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
-  let rows = select(scoped);
-  for (const o of order) rows = rows.orderBy(o.column, o.direction);
-  rows = rows.orderBy(tiebreak).limit(limit).offset(offset);
-  return { items: limit === 0 ? [] : await rows.execute(), total_count: Number((counted as { count?: unknown } | undefined)?.count ?? 0) };
+  const total_count = Number((counted as { count?: unknown } | undefined)?.count ?? 0);
+  if (limit === 0) return { items: [], total_count };
+  if (!keyed) return { items: await ordered(select(scoped)).limit(limit).offset(offset).execute(), total_count };
+  const keys = (await ordered(scoped.select(`${tiebreak} as page_key`)).limit(limit).offset(offset).execute()).map((r) => (r as { page_key: unknown }).page_key);
+  return { items: keys.length ? await ordered(select(base.where(tiebreak, 'in', keys))).execute() : [], total_count };
 }
 
 export const LIST_ARGS_SDL = 'limit: Int = 100, offset: Int = 0, filter: String, order: String';

@@ -349,7 +349,7 @@ export const sessionResolvers: ResolverMap = {
   Query: {
     compute_session: async (_root, args: { id: string }, ctx) => (await loadSession(ctx, args.id)) ?? null,
     compute_session_list: (_root, args: SessionFilterArgs & ListArgs, ctx) =>
-      runList(scopedSessions(ctx, args), args, SESSION_FIELDS, 's.id', selectSession),
+      runList(scopedSessions(ctx, args), args, SESSION_FIELDS, 's.id', selectSession, { keyed: true }),
     compute_container: async (_root, args: { id: string }, ctx) => {
       const row = await selectContainer(containersFrom(ctx)).where('k.id', '=', args.id).executeTakeFirst();
       return row && sees(ctx, row) ? row : null;

@@ -1,6 +1,7 @@
 /**
  * Starts what operating Berth needs beside the listeners (issue 14): the idle culler, the audit log's pruning and
- * flushing, the session-start timer, and the listeners' watch for /readyz and metrics. One call from start.ts.
+ * flushing, the session-start timer, the embedded database's upkeep (db/upkeep.ts), and the listeners' watch for
+ * /readyz and metrics. One call from start.ts.
  */
 import type http from 'node:http';
 import type { App } from '../app';
@@ -10,6 +11,7 @@ import { IdleCuller } from '../culling/culler';
 import { expectRoles } from '../health/readiness';
 import { watchListener, type ListenerRole } from '../metrics/listeners';
 import { watchSessionStarts } from '../metrics/passes';
+import { startEmbeddedUpkeep } from '../db/upkeep';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -24,6 +26,8 @@ export interface Operations {
 export function startOperations(app: App, roles: ListenerRole[], singletons = true): Operations {
   expectRoles(app, ['manager', ...roles.filter((r) => r !== 'manager')]);
   const stopWatchingStarts = watchSessionStarts(app);
+  // PGlite has no autovacuum: one process owns it, so no lease is needed.
+  const stopUpkeep = startEmbeddedUpkeep(app);
   // Every replica stores the activity it sees; only the lease holder ends idle sessions.
   const culler = new IdleCuller(app, app.settings.idleCheckIntervalMs, () => app.leases.held('idle-culler'));
   culler.start();
@@ -46,6 +50,7 @@ export function startOperations(app: App, roles: ListenerRole[], singletons = tr
     watch: (role, server) => watchListener(app, role, server),
     async stop() {
       clearInterval(pruning);
+      stopUpkeep();
       stopWatchingStarts();
       await culler.stop();
       await auditOf(app).close();

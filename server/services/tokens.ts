@@ -40,13 +40,13 @@ export async function issueServiceToken(app: App, caller: Principal, endpoint: E
   return { token };
 }
 
-/** Whether the token is a valid, unexpired token of this service. */
-export async function verifyServiceToken(secret: Uint8Array, token: string, endpointId: string): Promise<boolean> {
+/** The expiry (epoch seconds) of a valid, unexpired token of this service; null for any other token. */
+export async function verifyServiceToken(secret: Uint8Array, token: string, endpointId: string): Promise<number | null> {
   try {
     const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], subject: endpointId });
-    return payload.typ === TOKEN_TYPE && typeof payload.exp === 'number';
+    return payload.typ === TOKEN_TYPE && typeof payload.exp === 'number' ? payload.exp : null;
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Berth } from '../../server/start';
 import { createUser } from '../../server/accounts/create-user';
+import { BerthClient } from '../../server/client/client';
 import { screenshotDark } from '../helpers/browser';
 import { launchWatchedBrowser, screenshotDir, signIn as signInAt, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
@@ -35,6 +36,7 @@ let owner: WatchedBrowser;
 let guest: WatchedBrowser | undefined;
 let page: Page;
 const keys: string[] = [];
+let ownerKeys: { accessKey: string; secretKey: string };
 const recorders: WatchedBrowser['recorder'][] = [];
 const pageErrors: string[] = [];
 
@@ -52,7 +54,7 @@ async function waitForTerminal(p: Page, text: string): Promise<void> {
   );
 }
 
-async function addUser(who: { email: string; username: string; password: string }): Promise<void> {
+async function addUser(who: { email: string; username: string; password: string }): Promise<{ accessKey: string; secretKey: string }> {
   const created = await createUser(berth.app.db, {
     email: who.email,
     username: who.username,
@@ -62,13 +64,14 @@ async function addUser(who: { email: string; username: string; password: string 
     keypair: { isAdmin: false, rateLimit: 10000 },
   });
   keys.push(created.accessKey, created.secretKey);
+  return { accessKey: created.accessKey, secretKey: created.secretKey };
 }
 
 beforeAll(async () => {
   dashboard = await startDashboard('folders', 'e2e-folders-admin-789');
   ({ berth, webUrl } = dashboard);
   keys.push(berth.bootstrap.credentials!.accessKey, berth.bootstrap.credentials!.secretKey);
-  await addUser(OWNER);
+  ownerKeys = await addUser(OWNER);
 
   owner = await launchWatchedBrowser(pageErrors);
   page = owner.page;
@@ -349,6 +352,25 @@ describe('folders in the browser', () => {
     expect(readable.some((r) => r.resourceType === 'script')).toBe(true);
     for (const { url, body } of readable) {
       for (const key of keys) expect(body!.includes(key), `a key in ${url}`).toBe(false);
+    }
+  });
+
+  it('pages the folder list past 25 folders', async () => {
+    const client = new BerthClient({ endpoint: berth.managerUrl, ...ownerKeys });
+    try {
+      for (let i = 0; i < 30; i++) await client.call('POST', '/folders', { body: { name: `paged-${String(i).padStart(2, '0')}` } });
+      // What the page lists: the folders not in the trash (components/folders/useFolders.ts isTrashed).
+      const listed = (await client.call('GET', '/folders')).filter((f: { status: string }) => !f.status.startsWith('delete-')).length;
+      await page.goto(`${webUrl}/folders`);
+      await page.locator('[data-testid="folder-row"]').first().waitFor();
+      expect(await page.locator('[data-testid="folder-row"]').count()).toBe(25);
+      await page.getByText(`1–25 of ${listed}`).waitFor();
+      await page.getByRole('button', { name: 'Go to next page' }).click();
+      await page.getByText(`26–${Math.min(50, listed)} of ${listed}`).waitFor();
+      expect(await page.locator('[data-testid="folder-row"]').count()).toBe(listed - 25);
+      await folderRow(page, 'paged-29').waitFor();
+    } finally {
+      client.close();
     }
   });
 

@@ -13,6 +13,7 @@ import * as m0011 from './0011_oidc_identities';
 import * as m0012 from './0012_operations';
 import * as m0015 from './0015_queue';
 import * as m0016 from './0016_replicas';
+import * as m0017 from './0017_list_indexes';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0012_operations': m0012,
   '0015_queue': m0015,
   '0016_replicas': m0016,
+  '0017_list_indexes': m0017,
 };
