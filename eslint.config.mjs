@@ -36,8 +36,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // The dashboard benchmark hands functions to page.evaluate: they run in Chromium.
-    files: ['bench/dashboard.mjs'],
+    // The browser benchmarks hand functions to page.evaluate: they run in Chromium.
+    files: ['bench/dashboard.mjs', 'bench/browser.mjs', 'bench/pages.mjs'],
     languageOptions: { globals: { ...globals.browser } },
   },
   {
