@@ -1,6 +1,6 @@
 /**
  * Starts what operating Berth needs beside the listeners (issue 14): the idle culler, the audit log's pruning and
- * flushing, the session-start timer, the embedded database's upkeep (db/upkeep.ts), and the listeners' watch for
+ * flushing, the session-start timer, the embedded database's upkeep (db-upkeep.ts), and the listeners' watch for
  * /readyz and metrics. One call from start.ts.
  */
 import type http from 'node:http';
@@ -11,7 +11,7 @@ import { IdleCuller } from '../culling/culler';
 import { expectRoles } from '../health/readiness';
 import { watchListener, type ListenerRole } from '../metrics/listeners';
 import { watchSessionStarts } from '../metrics/passes';
-import { startEmbeddedUpkeep } from '../db/upkeep';
+import { startEmbeddedUpkeep } from './db-upkeep';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 

@@ -1,11 +1,11 @@
 /**
- * The embedded database's upkeep (server/db/upkeep.ts): a pass vacuums and analyzes the tables, so dead row versions
+ * The embedded database's upkeep (server/operations/db-upkeep.ts): a pass vacuums and analyzes the tables, so dead row versions
  * left by status changes are reclaimed and the planner has statistics; on PostgreSQL it leaves the work to
  * autovacuum.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upkeepEmbedded } from '../../server/db/upkeep';
+import { upkeepEmbedded } from '../../server/operations/db-upkeep';
 import { startTestBerth, type TestBerth } from '../helpers/berth';
 
 let t: TestBerth;
