@@ -21,6 +21,7 @@ import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { RowAction } from '@/components/ui/tableParts';
 import { useToast } from '@/components/ui/useToast';
+import { usePaging } from '@/components/ui/usePaging';
 import { formatBytes } from '../format';
 import { setQuota, useFolders, useFoldersOf, useHosts, useQuotaScope, useVolumes, type AdminFolder } from './useStorage';
 
@@ -95,14 +96,15 @@ function QuotaDialog({ folder, canEdit, onClose, onSaved }: { folder: AdminFolde
   );
 }
 
+const PAGE_SIZES = [25, 50, 100];
+
 export function StorageView() {
   const me = useCurrentUser();
   const superadmin = me.role === 'superadmin';
   const hosts = useHosts();
   const volumes = useVolumes(superadmin);
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(25);
+  const { page, pageSize, setPage, pager } = usePaging(PAGE_SIZES);
   const [sort, setSort] = useState<SortState | null>(null);
   const folders = useFolders({ search, page, pageSize, order: sort ? `${sort.direction === 'desc' ? '-' : '+'}${sort.key}` : 'name' });
   const [owner, setOwner] = useState('');
@@ -170,11 +172,7 @@ export function StorageView() {
               rows={folders.data?.vfolder_list.items}
               total={folders.data?.vfolder_list.total_count ?? 0}
               error={folders.error}
-              page={page}
-              onPage={setPage}
-              pageSize={pageSize}
-              onPageSize={setPageSize}
-              pageSizes={[25, 50, 100]}
+              {...pager}
               sort={sort}
               onSort={setSort}
               empty={<EmptyState title="No folders" />}
