@@ -12,7 +12,7 @@ import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, RefreshIcon } from '@/components/frame/icons';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { DataTable, type Column } from '@/components/ui/DataTable';
+import { actionsColumn, DataTable, type Column } from '@/components/ui/DataTable';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
@@ -86,17 +86,14 @@ export function ImagesView() {
     { key: 'agents', label: 'Installed on', render: (i) => (i.installed_agents?.length ? i.installed_agents.join(', ') : 'every agent'), wide: true },
   ];
   if (superadmin)
-    columns.push({
-      key: 'actions',
-      label: '',
-      align: 'right',
-      render: (i) => (
-        <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
+    columns.push(
+      actionsColumn<AdminImage>((i) => (
+        <>
           <RowAction title="Add alias" label={`Add an alias for ${i.name}`} icon={<AddIcon fontSize="small" />} onClick={() => aliasing.open(i)} size="small" />
           <RowAction title="Forget" label={`Forget ${i.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setPending({ action: 'forget', image: i })} size="small" />
-        </Stack>
-      ),
-    });
+        </>
+      )),
+    );
 
   return (
     <>

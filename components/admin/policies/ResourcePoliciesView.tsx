@@ -114,17 +114,14 @@ function FolderPolicyCard({ kind, policies, users, error, canEdit, onEdit, onDel
     { key: 'used', label: 'Used by', render: (p) => <UsedBy names={users?.[p.name]} noun={noun} />, sortValue: (p) => users?.[p.name]?.length ?? 0 },
   ];
   if (canEdit)
-    columns.push({
-      key: 'actions',
-      label: '',
-      align: 'right',
-      render: (p) => (
+    columns.push(
+      actionsColumn<FolderPolicy>((p) => (
         <>
           <RowAction title="Edit" label={`Edit ${kind} policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => onEdit(p)} size="small" />
           <RowAction title="Delete" label={`Delete ${kind} policy ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => onDelete(p)} size="small" />
         </>
-      ),
-    });
+      )),
+    );
   return (
     <SectionCard
       id={`${kind}-policies`}

@@ -79,13 +79,17 @@ export async function deactivateProject(id: string): Promise<void> {
 
 /** Which scaling groups a project may use: associates the added ones, disassociates the removed ones. */
 export async function setProjectScalingGroups(id: string, before: string[], after: string[]): Promise<void> {
-  for (const name of after.filter((n) => !before.includes(n))) {
-    await graphqlMutation('associate_scaling_group_with_user_group', 'mutation($sg: String!, $g: UUID!) { associate_scaling_group_with_user_group(scaling_group: $sg, user_group: $g) { ok msg } }', { sg: name, g: id });
-  }
-  for (const name of before.filter((n) => !after.includes(n))) {
-    await graphqlMutation('disassociate_scaling_group_with_user_group', 'mutation($sg: String!, $g: UUID!) { disassociate_scaling_group_with_user_group(scaling_group: $sg, user_group: $g) { ok msg } }', { sg: name, g: id });
-  }
+  await syncScalingGroups(before, after, {
+    add: (sg) => graphqlMutation('associate_scaling_group_with_user_group', 'mutation($sg: String!, $g: UUID!) { associate_scaling_group_with_user_group(scaling_group: $sg, user_group: $g) { ok msg } }', { sg, g: id }),
+    remove: (sg) => graphqlMutation('disassociate_scaling_group_with_user_group', 'mutation($sg: String!, $g: UUID!) { disassociate_scaling_group_with_user_group(scaling_group: $sg, user_group: $g) { ok msg } }', { sg, g: id }),
+  });
   await refreshProjects();
+}
+
+/** Associates the scaling groups `after` adds to `before` and disassociates those it drops, one at a time. */
+async function syncScalingGroups(before: string[], after: string[], { add, remove }: { add: (name: string) => Promise<unknown>; remove: (name: string) => Promise<unknown> }): Promise<void> {
+  for (const name of after.filter((n) => !before.includes(n))) await add(name);
+  for (const name of before.filter((n) => !after.includes(n))) await remove(name);
 }
 
 export interface Member {
@@ -126,11 +130,9 @@ export async function modifyDomain(name: string, props: Record<string, unknown>)
 }
 
 export async function setDomainScalingGroups(domain: string, before: string[], after: string[]): Promise<void> {
-  for (const name of after.filter((n) => !before.includes(n))) {
-    await graphqlMutation('associate_scaling_group_with_domain', 'mutation($sg: String!, $d: String!) { associate_scaling_group_with_domain(scaling_group: $sg, domain: $d) { ok msg } }', { sg: name, d: domain });
-  }
-  for (const name of before.filter((n) => !after.includes(n))) {
-    await graphqlMutation('disassociate_scaling_group_with_domain', 'mutation($sg: String!, $d: String!) { disassociate_scaling_group_with_domain(scaling_group: $sg, domain: $d) { ok msg } }', { sg: name, d: domain });
-  }
+  await syncScalingGroups(before, after, {
+    add: (sg) => graphqlMutation('associate_scaling_group_with_domain', 'mutation($sg: String!, $d: String!) { associate_scaling_group_with_domain(scaling_group: $sg, domain: $d) { ok msg } }', { sg, d: domain }),
+    remove: (sg) => graphqlMutation('disassociate_scaling_group_with_domain', 'mutation($sg: String!, $d: String!) { disassociate_scaling_group_with_domain(scaling_group: $sg, domain: $d) { ok msg } }', { sg, d: domain }),
+  });
   await refreshDomains();
 }
