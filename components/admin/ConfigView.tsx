@@ -21,11 +21,10 @@ import Typography from '@mui/material/Typography';
 import { deleteConfig, readConfig, writeConfig, type ConfigTree, type ConfigValue } from './configStore';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
-import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
-import { useToast } from '@/components/ui/useToast';
 import { useSending } from '@/components/ui/useSending';
 import { MONO } from '@/components/ui/CodeField';
+import { CardsPage } from '@/components/ui/CardsPage';
 
 
 const MAX_KEY_LENGTH = 1024;
@@ -266,19 +265,18 @@ function DeleteCard({ notify }: { notify: (message: string) => void }) {
 }
 
 export function ConfigView() {
-  const [toast, notify] = useToast();
   return (
-    <>
-      <PageHeader
-        title="Configuration store"
-        description="Raw keys and values the manager reads its settings from. Prefer the dedicated pages where one exists; a wrong value here can change how the whole cluster behaves."
-      />
-      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
-        <ReadCard />
-        <WriteCard notify={notify} />
-        <DeleteCard notify={notify} />
-      </Stack>
-      {toast}
-    </>
+    <CardsPage
+      title="Configuration store"
+      description="Raw keys and values the manager reads its settings from. Prefer the dedicated pages where one exists; a wrong value here can change how the whole cluster behaves."
+    >
+      {(notify) => (
+        <>
+          <ReadCard />
+          <WriteCard notify={notify} />
+          <DeleteCard notify={notify} />
+        </>
+      )}
+    </CardsPage>
   );
 }

@@ -18,10 +18,9 @@ import { saveAnnouncement, setManagerStatus, useManagerStatus } from './useManag
 import { useAnnouncement } from '@/components/frame/useAnnouncement';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { Loading, ProblemAlert } from '@/components/ui/feedback';
-import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
-import { useToast } from '@/components/ui/useToast';
 import { useSending } from '@/components/ui/useSending';
+import { CardsPage } from '@/components/ui/CardsPage';
 
 const MAX_ANNOUNCEMENT = 64 * 1024;
 
@@ -202,15 +201,14 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
 }
 
 export function ManagerView() {
-  const [toast, notify] = useToast();
   return (
-    <>
-      <PageHeader title="Manager" description="The manager's state and the announcement every user sees." />
-      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
-        <StatusCard notify={notify} />
-        <AnnouncementCard notify={notify} />
-      </Stack>
-      {toast}
-    </>
+    <CardsPage title="Manager" description="The manager's state and the announcement every user sees.">
+      {(notify) => (
+        <>
+          <StatusCard notify={notify} />
+          <AnnouncementCard notify={notify} />
+        </>
+      )}
+    </CardsPage>
   );
 }

@@ -25,6 +25,7 @@ import { KeypairsPanel } from './KeypairsPanel';
 import { RoleChip, StatusChip } from './UsersView';
 import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
 import { useSending } from '@/components/ui/useSending';
+import { CardColumn } from '@/components/ui/CardsPage';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
   const me = useCurrentUser();
@@ -210,11 +211,11 @@ export function UserDetailView({ email }: { email: string }) {
           This is your own account; you cannot deactivate it here.
         </Typography>
       )}
-      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
+      <CardColumn>
         <ProfileForm user={user} onSaved={notify} readOnly={!manageable} />
         <KeypairsPanel email={user.email} onSaved={notify} readOnly={!manageable} />
         {manageable && <PasswordResetForm user={user} onSaved={notify} />}
-      </Stack>
+      </CardColumn>
       <ConfirmDialog
         open={toggling}
         title={active ? `Deactivate ${user.email}?` : `Activate ${user.email}?`}
