@@ -7,7 +7,6 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import Stack from '@mui/material/Stack';
@@ -25,6 +24,8 @@ import { SectionCard } from '@/components/ui/SectionCard';
 import { useSending } from '@/components/ui/useSending';
 import { MONO } from '@/components/ui/CodeField';
 import { CardsPage } from '@/components/ui/CardsPage';
+import { BusyButton } from '@/components/ui/BusyButton';
+import { RowForm } from '@/components/ui/RowForm';
 
 
 const MAX_KEY_LENGTH = 1024;
@@ -77,11 +78,11 @@ function useKeyForm() {
 /** The read and delete forms: a key, whether it is a prefix, and the card's button, in one row. */
 function KeyPrefixForm({ name, form, onSubmit, button }: { name: string; form: ReturnType<typeof useKeyForm>; onSubmit: (event: FormEvent<HTMLFormElement>) => void; button: ReactNode }) {
   return (
-    <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={onSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+    <RowForm onSubmit={onSubmit}>
       <KeyField name={name} value={form.key} onChange={form.setKey} problem={form.problem} submitted={form.submitted} grow />
       <FormControlLabel control={<Checkbox checked={form.prefix} onChange={(e) => form.setPrefix(e.target.checked)} />} label="As a prefix" sx={{ mt: { sm: 1 } }} />
       {button}
-    </Stack>
+    </RowForm>
   );
 }
 
@@ -109,9 +110,9 @@ function ReadCard() {
           form={form}
           onSubmit={handleSubmit}
           button={
-            <Button type="submit" variant="contained" disabled={pending} sx={{ mt: { sm: 1 } }}>
-              {pending ? 'Reading…' : 'Read'}
-            </Button>
+            <BusyButton type="submit" busy={pending} busyLabel="Reading…">
+              Read
+            </BusyButton>
           }
         />
         <ProblemAlert error={error} />
@@ -188,9 +189,9 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
         />
         <ProblemAlert error={error} />
         <div>
-          <Button type="submit" variant="contained" disabled={pending}>
-            {pending ? 'Saving…' : 'Save value'}
-          </Button>
+          <BusyButton type="submit" busy={pending} busyLabel="Saving…">
+            Save value
+          </BusyButton>
         </div>
       </Stack>
     </SectionCard>
@@ -223,9 +224,9 @@ function DeleteCard({ notify }: { notify: (message: string) => void }) {
           form={form}
           onSubmit={review}
           button={
-            <Button type="submit" variant="outlined" color="error" disabled={checking} sx={{ mt: { sm: 1 } }}>
-              {checking ? 'Checking…' : 'Delete…'}
-            </Button>
+            <BusyButton type="submit" variant="outlined" color="error" busy={checking} busyLabel="Checking…">
+              Delete…
+            </BusyButton>
           }
         />
         <ProblemAlert error={error} />

@@ -21,6 +21,7 @@ import { Loading, ProblemAlert } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { useSending } from '@/components/ui/useSending';
 import { CardsPage } from '@/components/ui/CardsPage';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 const MAX_ANNOUNCEMENT = 64 * 1024;
 
@@ -180,9 +181,9 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
           <FormControlLabel control={<Switch checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />} label="Show to everyone" />
           <ProblemAlert error={saveError} />
           <Stack direction="row" spacing={1}>
-            <Button variant="contained" onClick={() => void save()} disabled={pending || !dirty || emptyWhileEnabled || tooLong}>
-              {pending ? 'Saving…' : 'Save announcement'}
-            </Button>
+            <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={!dirty || emptyWhileEnabled || tooLong}>
+              Save announcement
+            </BusyButton>
             <Button
               onClick={() => {
                 if (!data) return;

@@ -20,6 +20,7 @@ import Typography from '@mui/material/Typography';
 import { FormProblemAlert } from './AccountFields';
 import { AuthCard } from './AuthCard';
 import { PasswordExpiredForm } from './PasswordExpiredForm';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 export interface LoginProblem {
   title: string;
@@ -185,9 +186,9 @@ export function LoginForm({
               onChange={(e) => setPassword(e.target.value)}
             />
             <TextField label="Domain" name="domain" size="small" value={domain} onChange={(e) => setDomain(e.target.value)} />
-            <Button type="submit" variant="contained" size="large" disabled={pending || !username || !password}>
-              {pending ? 'Signing in…' : 'Sign in'}
-            </Button>
+            <BusyButton type="submit" size="large" busy={pending} busyLabel="Signing in…" disabled={!username || !password}>
+              Sign in
+            </BusyButton>
           </Stack>
         )}
         {signupEnabled && choices.passwordLogin && (

@@ -14,6 +14,7 @@ import TextField from '@mui/material/TextField';
 import { formProblem, FormProblemAlert, NewPasswordFields, type FormProblem } from './AccountFields';
 import { changeExpiredPassword } from './accountForms';
 import { newPasswordProblems } from './accountRules';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 /** "It expired on 3 May 2025, 10:00." from the manager's "Password expired on <ISO>"; the detail as it is otherwise. */
 function expiredOn(detail: string | undefined): string {
@@ -95,9 +96,9 @@ export function PasswordExpiredForm({
         </>
       )}
       <NewPasswordFields autoFocus required next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
-      <Button type="submit" variant="contained" size="large" disabled={pending}>
-        {pending ? 'Changing…' : 'Change password and sign in'}
-      </Button>
+      <BusyButton type="submit" size="large" busy={pending} busyLabel="Changing…">
+        Change password and sign in
+      </BusyButton>
       <Button onClick={onCancel} disabled={pending}>
         Back to sign in
       </Button>

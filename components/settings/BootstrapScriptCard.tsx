@@ -12,6 +12,7 @@ import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
 import { saveBootstrapScript, useBootstrapScript } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
 import { CodeField } from '@/components/ui/CodeField';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';
 
@@ -64,9 +65,9 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
           </Stack>
           <ProblemAlert error={saveError} />
           <Stack direction="row" spacing={1}>
-            <Button variant="contained" onClick={() => void save()} disabled={pending || tooLarge || !dirty}>
-              {pending ? 'Saving…' : 'Save script'}
-            </Button>
+            <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={tooLarge || !dirty}>
+              Save script
+            </BusyButton>
             <Button onClick={() => setScript(data)} disabled={pending || !dirty}>
               Discard changes
             </Button>

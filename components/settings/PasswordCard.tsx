@@ -1,7 +1,6 @@
 'use client';
 /** Password change: the current password, the new one twice; checked here first, then by the manager. */
 import { useState, type FormEvent } from 'react';
-import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import { NewPasswordFields, PasswordField } from '@/components/auth/AccountFields';
 import { ProblemAlert } from '@/components/ui/feedback';
@@ -9,6 +8,7 @@ import { MIN_PASSWORD_LENGTH, passwordLengthProblem } from '@/components/auth/ac
 import { SectionCard } from '@/components/ui/SectionCard';
 import { updatePassword } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 
 export interface PasswordProblems {
@@ -67,9 +67,9 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
         <NewPasswordFields next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
         <ProblemAlert error={error} />
         <div>
-          <Button type="submit" variant="contained" disabled={pending}>
-            {pending ? 'Changing…' : 'Change password'}
-          </Button>
+          <BusyButton type="submit" busy={pending} busyLabel="Changing…">
+            Change password
+          </BusyButton>
         </div>
       </Stack>
     </SectionCard>

@@ -2,7 +2,6 @@
 /** The caller's account: who they are (read-only) and the full name they can change. */
 import { useEffect, useState, type FormEvent } from 'react';
 import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
@@ -10,6 +9,8 @@ import { Loading, ProblemAlert } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { updateFullName, useAccount } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
+import { BusyButton } from '@/components/ui/BusyButton';
+import { RowForm } from '@/components/ui/RowForm';
 
 const MAX_FULL_NAME = 64;
 
@@ -63,7 +64,7 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
             <Fact label="Domain" value={account.domain_name} />
             <Fact label="Role" value={account.role} />
           </Box>
-          <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+          <RowForm onSubmit={handleSubmit}>
             <TextField
               label="Full name"
               name="full_name"
@@ -74,10 +75,10 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
               helperText={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : ' '}
               sx={{ flexGrow: 1, maxWidth: { sm: 420 } }}
             />
-            <Button type="submit" variant="contained" disabled={pending || tooLong || unchanged} sx={{ mt: { sm: 1 } }}>
-              {pending ? 'Saving…' : 'Save name'}
-            </Button>
-          </Stack>
+            <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={tooLong || unchanged}>
+              Save name
+            </BusyButton>
+          </RowForm>
           <ProblemAlert error={saveError} />
         </Stack>
       )}

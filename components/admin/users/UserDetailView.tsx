@@ -26,6 +26,8 @@ import { RoleChip, StatusChip } from './UsersView';
 import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
 import { useSending } from '@/components/ui/useSending';
 import { CardColumn } from '@/components/ui/CardsPage';
+import { BusyButton } from '@/components/ui/BusyButton';
+import { RowForm } from '@/components/ui/RowForm';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
   const me = useCurrentUser();
@@ -88,9 +90,9 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
         <ProblemAlert error={error} />
         {!readOnly && (
           <div>
-            <Button type="submit" variant="contained" disabled={pending || !dirty}>
-              {pending ? 'Saving…' : 'Save changes'}
-            </Button>
+            <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={!dirty}>
+              Save changes
+            </BusyButton>
           </div>
         )}
       </Stack>
@@ -115,7 +117,7 @@ function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (messa
 
   return (
     <SectionCard id="reset-password" title="Reset password" description="Sets a new password for the user; give it to them, they can change it in Settings.">
-      <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+      <RowForm onSubmit={handleSubmit}>
         <TextField
           label="New password"
           type="password"
@@ -126,10 +128,10 @@ function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (messa
           helperText={problem || ' '}
           sx={{ flexGrow: 1, maxWidth: { sm: 360 } }}
         />
-        <Button type="submit" variant="outlined" disabled={pending || !password || Boolean(problem)} sx={{ mt: { sm: 1 } }}>
-          {pending ? 'Resetting…' : 'Reset password'}
-        </Button>
-      </Stack>
+        <BusyButton type="submit" variant="outlined" busy={pending} busyLabel="Resetting…" disabled={!password || Boolean(problem)}>
+          Reset password
+        </BusyButton>
+      </RowForm>
       <ProblemAlert error={error} sx={{ mt: 1 }} />
     </SectionCard>
   );
