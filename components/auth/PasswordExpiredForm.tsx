@@ -10,8 +10,7 @@ import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
-import { formProblem, FormProblemAlert, NewPasswordFields, type FormProblem } from './AccountFields';
+import { CurrentPasswordField, formProblem, FormProblemAlert, NewPasswordFields, SignInNameField, type FormProblem } from './AccountFields';
 import { changeExpiredPassword } from './accountForms';
 import { newPasswordProblems } from './accountRules';
 import { BusyButton } from '@/components/ui/BusyButton';
@@ -83,16 +82,8 @@ export function PasswordExpiredForm({
       <FormProblemAlert problem={problem} testId="password-expired-error" />
       {askIdentity && (
         <>
-          <TextField label="Email or username" name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
-          <TextField
-            label="Expired password"
-            name="current-password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-          />
+          <SignInNameField value={username} onChange={setUsername} />
+          <CurrentPasswordField label="Expired password" name="current-password" value={current} onChange={setCurrent} />
         </>
       )}
       <NewPasswordFields autoFocus required next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
