@@ -3,10 +3,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import Box from '@mui/material/Box';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { Loading, ProblemAlert } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
+import { FullNameField } from '@/components/auth/AccountFields';
 import { updateFullName, useAccount } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
 import { BusyButton } from '@/components/ui/BusyButton';
@@ -65,14 +65,12 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
             <Fact label="Role" value={account.role} />
           </Box>
           <RowForm onSubmit={handleSubmit}>
-            <TextField
-              label="Full name"
+            <FullNameField
               name="full_name"
               autoComplete="name"
               value={fullName}
-              onChange={(e) => setFullName(e.target.value)}
-              error={tooLong}
-              helperText={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : ' '}
+              onChange={setFullName}
+              problem={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : null}
               sx={{ flexGrow: 1, maxWidth: { sm: 420 } }}
             />
             <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={tooLong || unchanged}>

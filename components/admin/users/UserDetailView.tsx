@@ -28,6 +28,7 @@ import { useSending } from '@/components/ui/useSending';
 import { CardColumn } from '@/components/ui/CardsPage';
 import { BusyButton } from '@/components/ui/BusyButton';
 import { RowForm } from '@/components/ui/RowForm';
+import { FullNameField, PasswordField } from '@/components/auth/AccountFields';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
   const me = useCurrentUser();
@@ -75,7 +76,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
     <SectionCard id="details" title="Details">
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
-          <TextField label="Full name" disabled={readOnly} value={fullName} onChange={(e) => setFullName(e.target.value)} error={Boolean(problems.fullName)} helperText={problems.fullName || ' '} />
+          <FullNameField disabled={readOnly} value={fullName} onChange={setFullName} problem={problems.fullName} />
           <TextField label="Username" disabled={readOnly} value={username} onChange={(e) => setUsername(e.target.value)} error={Boolean(problems.username)} helperText={problems.username || ' '} />
           <TextField select label="Role" disabled={readOnly} value={role} onChange={(e) => setRole(e.target.value)} helperText="Admins manage their domain; superadmins everything.">
             {roles.map((r) => (
@@ -118,16 +119,7 @@ function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (messa
   return (
     <SectionCard id="reset-password" title="Reset password" description="Sets a new password for the user; give it to them, they can change it in Settings.">
       <RowForm onSubmit={handleSubmit}>
-        <TextField
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={Boolean(problem)}
-          helperText={problem || ' '}
-          sx={{ flexGrow: 1, maxWidth: { sm: 360 } }}
-        />
+        <PasswordField label="New password" value={password} onChange={setPassword} problem={problem} sx={{ flexGrow: 1, maxWidth: { sm: 360 } }} />
         <BusyButton type="submit" variant="outlined" busy={pending} busyLabel="Resetting…" disabled={!password || Boolean(problem)}>
           Reset password
         </BusyButton>
