@@ -22,10 +22,11 @@ import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { useSending } from '@/components/ui/useSending';
-import { MONO } from '@/components/ui/CodeField';
+import { CodeField, MONO } from '@/components/ui/CodeField';
 import { CardsPage } from '@/components/ui/CardsPage';
 import { BusyButton } from '@/components/ui/BusyButton';
 import { RowForm } from '@/components/ui/RowForm';
+import { FormActions } from '@/components/ui/FormActions';
 
 
 const MAX_KEY_LENGTH = 1024;
@@ -176,23 +177,12 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
     <SectionCard id="config-write" title="Write" description="Sets one key to a text value, replacing what it held. Changes take effect right away.">
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
         <KeyField name="write-key" value={key} onChange={setKey} problem={problem} submitted={submitted} helperText="e.g. auth/max_password_age" />
-        <TextField
-          label="Value"
-          name="write-value"
-          multiline
-          minRows={2}
-          value={value}
-          onChange={(e) => setValue(e.target.value)}
-          error={Boolean(valueProblem)}
-          helperText={valueProblem || 'e.g. 90d'}
-          slotProps={MONO_INPUT}
-        />
-        <ProblemAlert error={error} />
-        <div>
+        <CodeField label="Value" name="write-value" minRows={2} value={value} onChange={setValue} error={Boolean(valueProblem)} helperText={valueProblem || 'e.g. 90d'} />
+        <FormActions error={error}>
           <BusyButton type="submit" busy={pending} busyLabel="Saving…">
             Save value
           </BusyButton>
-        </div>
+        </FormActions>
       </Stack>
     </SectionCard>
   );

@@ -22,6 +22,7 @@ import { SectionCard } from '@/components/ui/SectionCard';
 import { useSending } from '@/components/ui/useSending';
 import { CardsPage } from '@/components/ui/CardsPage';
 import { BusyButton } from '@/components/ui/BusyButton';
+import { FormActions } from '@/components/ui/FormActions';
 
 const MAX_ANNOUNCEMENT = 64 * 1024;
 
@@ -179,8 +180,7 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
             helperText={emptyWhileEnabled ? 'Write the message to show, or turn the announcement off.' : tooLong ? 'At most 64 KiB.' : 'Line breaks are kept.'}
           />
           <FormControlLabel control={<Switch checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />} label="Show to everyone" />
-          <ProblemAlert error={saveError} />
-          <Stack direction="row" spacing={1}>
+          <FormActions error={saveError}>
             <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={!dirty || emptyWhileEnabled || tooLong}>
               Save announcement
             </BusyButton>
@@ -194,7 +194,7 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
             >
               Discard changes
             </Button>
-          </Stack>
+          </FormActions>
         </Stack>
       )}
     </SectionCard>

@@ -13,6 +13,7 @@ import { saveBootstrapScript, useBootstrapScript } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
 import { CodeField } from '@/components/ui/CodeField';
 import { BusyButton } from '@/components/ui/BusyButton';
+import { FormActions } from '@/components/ui/FormActions';
 
 const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';
 
@@ -63,15 +64,14 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
               {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
             </Typography>
           </Stack>
-          <ProblemAlert error={saveError} />
-          <Stack direction="row" spacing={1}>
+          <FormActions error={saveError}>
             <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={tooLarge || !dirty}>
               Save script
             </BusyButton>
             <Button onClick={() => setScript(data)} disabled={pending || !dirty}>
               Discard changes
             </Button>
-          </Stack>
+          </FormActions>
         </Stack>
       )}
     </SectionCard>

@@ -3,12 +3,12 @@
 import { useState, type FormEvent } from 'react';
 import Stack from '@mui/material/Stack';
 import { NewPasswordFields, PasswordField } from '@/components/auth/AccountFields';
-import { ProblemAlert } from '@/components/ui/feedback';
 import { MIN_PASSWORD_LENGTH, passwordLengthProblem } from '@/components/auth/accountRules';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { updatePassword } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
 import { BusyButton } from '@/components/ui/BusyButton';
+import { FormActions } from '@/components/ui/FormActions';
 
 
 export interface PasswordProblems {
@@ -65,12 +65,11 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
           submitted={submitted}
         />
         <NewPasswordFields next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
-        <ProblemAlert error={error} />
-        <div>
+        <FormActions error={error}>
           <BusyButton type="submit" busy={pending} busyLabel="Changing…">
             Change password
           </BusyButton>
-        </div>
+        </FormActions>
       </Stack>
     </SectionCard>
   );

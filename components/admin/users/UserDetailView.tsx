@@ -28,6 +28,7 @@ import { useSending } from '@/components/ui/useSending';
 import { CardColumn } from '@/components/ui/CardsPage';
 import { BusyButton } from '@/components/ui/BusyButton';
 import { RowForm } from '@/components/ui/RowForm';
+import { FormActions } from '@/components/ui/FormActions';
 import { FullNameField, PasswordField } from '@/components/auth/AccountFields';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
@@ -88,13 +89,12 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
           <NameSelect label="Resource policy" disabled={readOnly} options={policies} value={policy} onChange={setPolicy} helperText=" " />
         </Box>
         <TextField label="Description" multiline minRows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={readOnly} />
-        <ProblemAlert error={error} />
         {!readOnly && (
-          <div>
+          <FormActions error={error}>
             <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={!dirty}>
               Save changes
             </BusyButton>
-          </div>
+          </FormActions>
         )}
       </Stack>
     </SectionCard>
