@@ -17,7 +17,7 @@ import Typography from '@mui/material/Typography';
 import { saveAnnouncement, setManagerStatus, useManagerStatus } from './useManagerStatus';
 import { useAnnouncement } from '@/components/frame/useAnnouncement';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { Loading, ProblemAlert } from '@/components/ui/feedback';
+import { Loaded } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { useSending } from '@/components/ui/useSending';
 import { CardsPage } from '@/components/ui/CardsPage';
@@ -70,29 +70,27 @@ function StatusCard({ notify }: { notify: (message: string) => void }) {
         ))
       }
     >
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : !data ? (
-        <Loading rows={2} />
-      ) : (
-        <Stack spacing={2}>
-          <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
-            <Chip label={frozen ? 'Frozen' : 'Running'} color={frozen ? 'warning' : 'success'} data-testid="manager-status" />
-            <Typography variant="body2" color="text.secondary">
-              {data.active_sessions === 1 ? '1 active session' : `${data.active_sessions} active sessions`}
-            </Typography>
-          </Stack>
-          {frozen && <Alert severity="warning">Users cannot start sessions or make changes until the manager is unfrozen.</Alert>}
-          {node && (
-            <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr 1fr', md: 'repeat(4, minmax(0, 1fr))' } }}>
-              <Fact label="Node" value={node.id} />
-              <Fact label="Address" value={node.service_addr} />
-              <Fact label="Version" value={node.version} />
-              <Fact label="API" value={`v${node.api_version[0]}.${node.api_version[1]}`} />
-            </Box>
-          )}
-        </Stack>
-      )}
+      <Loaded error={error} data={data} rows={2}>
+        {(data) => (
+            <Stack spacing={2}>
+              <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
+                <Chip label={frozen ? 'Frozen' : 'Running'} color={frozen ? 'warning' : 'success'} data-testid="manager-status" />
+                <Typography variant="body2" color="text.secondary">
+                  {data.active_sessions === 1 ? '1 active session' : `${data.active_sessions} active sessions`}
+                </Typography>
+              </Stack>
+              {frozen && <Alert severity="warning">Users cannot start sessions or make changes until the manager is unfrozen.</Alert>}
+              {node && (
+                <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr 1fr', md: 'repeat(4, minmax(0, 1fr))' } }}>
+                  <Fact label="Node" value={node.id} />
+                  <Fact label="Address" value={node.service_addr} />
+                  <Fact label="Version" value={node.version} />
+                  <Fact label="API" value={`v${node.api_version[0]}.${node.api_version[1]}`} />
+                </Box>
+              )}
+            </Stack>
+        )}
+      </Loaded>
       <ConfirmDialog
         open={freezing}
         title="Freeze the manager?"
@@ -163,40 +161,38 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
 
   return (
     <SectionCard id="announcement" title="Announcement" description="A message across the top of every signed-in page, such as planned maintenance.">
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : !loaded ? (
-        <Loading rows={3} />
-      ) : (
-        <Stack spacing={2}>
-          <TextField
-            label="Message"
-            name="announcement"
-            multiline
-            minRows={3}
-            value={message}
-            onChange={(e) => setMessage(e.target.value)}
-            error={emptyWhileEnabled || tooLong}
-            helperText={emptyWhileEnabled ? 'Write the message to show, or turn the announcement off.' : tooLong ? 'At most 64 KiB.' : 'Line breaks are kept.'}
-          />
-          <FormControlLabel control={<Switch checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />} label="Show to everyone" />
-          <FormActions error={saveError}>
-            <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={!dirty || emptyWhileEnabled || tooLong}>
-              Save announcement
-            </BusyButton>
-            <Button
-              onClick={() => {
-                if (!data) return;
-                setEnabled(data.enabled);
-                setMessage(data.message);
-              }}
-              disabled={pending || !dirty}
-            >
-              Discard changes
-            </Button>
-          </FormActions>
-        </Stack>
-      )}
+      <Loaded error={error} data={loaded ? data : undefined} rows={3}>
+        {() => (
+            <Stack spacing={2}>
+              <TextField
+                label="Message"
+                name="announcement"
+                multiline
+                minRows={3}
+                value={message}
+                onChange={(e) => setMessage(e.target.value)}
+                error={emptyWhileEnabled || tooLong}
+                helperText={emptyWhileEnabled ? 'Write the message to show, or turn the announcement off.' : tooLong ? 'At most 64 KiB.' : 'Line breaks are kept.'}
+              />
+              <FormControlLabel control={<Switch checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />} label="Show to everyone" />
+              <FormActions error={saveError}>
+                <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={!dirty || emptyWhileEnabled || tooLong}>
+                  Save announcement
+                </BusyButton>
+                <Button
+                  onClick={() => {
+                    if (!data) return;
+                    setEnabled(data.enabled);
+                    setMessage(data.message);
+                  }}
+                  disabled={pending || !dirty}
+                >
+                  Discard changes
+                </Button>
+              </FormActions>
+            </Stack>
+        )}
+      </Loaded>
     </SectionCard>
   );
 }

@@ -5,7 +5,7 @@ import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { Loading, ProblemAlert } from '@/components/ui/feedback';
+import { Loaded } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { formatBytes } from '@/components/admin/format';
 import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
@@ -45,35 +45,33 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
       title="Bootstrap script"
       description="A shell script every new session runs once, in /home/work, before it is ready. Leave it empty to run nothing."
     >
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : typeof data !== 'string' ? (
-        <Loading rows={4} />
-      ) : (
-        <Stack spacing={1.5}>
-          <CodeField label="Script" name="bootstrap-script" minRows={8} maxRows={28} value={script} placeholder={PLACEHOLDER} onChange={setScript} error={tooLarge} />
-          <Stack spacing={0.5}>
-            <LinearProgress
-              variant="determinate"
-              value={Math.min(100, (size / MAX_BOOTSTRAP_BYTES) * 100)}
-              color={tooLarge ? 'error' : 'primary'}
-              aria-label="Script size against the 64 KiB limit"
-            />
-            <Typography variant="caption" color={tooLarge ? 'error' : 'text.secondary'} data-testid="bootstrap-size">
-              {formatBytes(size)} of {formatBytes(MAX_BOOTSTRAP_BYTES)}
-              {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
-            </Typography>
-          </Stack>
-          <FormActions error={saveError}>
-            <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={tooLarge || !dirty}>
-              Save script
-            </BusyButton>
-            <Button onClick={() => setScript(data)} disabled={pending || !dirty}>
-              Discard changes
-            </Button>
-          </FormActions>
-        </Stack>
-      )}
+      <Loaded error={error} data={data} rows={4}>
+        {(data) => (
+            <Stack spacing={1.5}>
+              <CodeField label="Script" name="bootstrap-script" minRows={8} maxRows={28} value={script} placeholder={PLACEHOLDER} onChange={setScript} error={tooLarge} />
+              <Stack spacing={0.5}>
+                <LinearProgress
+                  variant="determinate"
+                  value={Math.min(100, (size / MAX_BOOTSTRAP_BYTES) * 100)}
+                  color={tooLarge ? 'error' : 'primary'}
+                  aria-label="Script size against the 64 KiB limit"
+                />
+                <Typography variant="caption" color={tooLarge ? 'error' : 'text.secondary'} data-testid="bootstrap-size">
+                  {formatBytes(size)} of {formatBytes(MAX_BOOTSTRAP_BYTES)}
+                  {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
+                </Typography>
+              </Stack>
+              <FormActions error={saveError}>
+                <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={tooLarge || !dirty}>
+                  Save script
+                </BusyButton>
+                <Button onClick={() => setScript(data)} disabled={pending || !dirty}>
+                  Discard changes
+                </Button>
+              </FormActions>
+            </Stack>
+        )}
+      </Loaded>
     </SectionCard>
   );
 }

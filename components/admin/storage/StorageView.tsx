@@ -15,7 +15,7 @@ import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { EditIcon } from '@/components/frame/icons';
 import { SearchField } from '@/components/ui/SearchField';
 import { DataTable, type Column, type SortState } from '@/components/ui/DataTable';
-import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { EmptyState, Loaded } from '@/components/ui/feedback';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
@@ -79,16 +79,14 @@ function QuotaDialog({ folder, canEdit, onClose, onSaved }: { folder: AdminFolde
       <Typography variant="body2" sx={{ fontFamily: 'monospace' }}>
         {folder?.host} / {folder?.quota_scope_id}
       </Typography>
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : !scope ? (
-        <Loading rows={2} />
-      ) : (
-        <Stack spacing={0.5} data-testid="quota-scope">
-          <Typography variant="body2">Used: {formatBytes(scope.details.usage_bytes ?? 0)} in {scope.details.usage_count ?? 0} files</Typography>
-          <Typography variant="body2">Limit: {scope.details.hard_limit_bytes ? formatBytes(scope.details.hard_limit_bytes) : 'none'}</Typography>
-        </Stack>
-      )}
+      <Loaded error={error} data={scope} rows={2}>
+        {(scope) => (
+            <Stack spacing={0.5} data-testid="quota-scope">
+              <Typography variant="body2">Used: {formatBytes(scope.details.usage_bytes ?? 0)} in {scope.details.usage_count ?? 0} files</Typography>
+              <Typography variant="body2">Limit: {scope.details.hard_limit_bytes ? formatBytes(scope.details.hard_limit_bytes) : 'none'}</Typography>
+            </Stack>
+        )}
+      </Loaded>
       {canEdit && (
         <TextField label="New limit (GiB)" value={gib} onChange={(e) => setGib(e.target.value)} helperText="0 drops this scope's own limit (the resource policy's maximum applies)." slotProps={{ htmlInput: { inputMode: 'decimal' } }} />
       )}
