@@ -5,7 +5,7 @@
  */
 import Typography from '@mui/material/Typography';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { TextDialog } from './FileDialogs';
+import { TextDialog } from '@/components/ui/TextDialog';
 import { deleteFolder, folderNameProblem, leaveFolder, renameFolder, type FolderSummary } from './useFolders';
 
 export type FolderAction = { kind: 'rename' | 'delete' | 'leave'; folder: FolderSummary } | null;
