@@ -6,8 +6,6 @@
 import { useState } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
-import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
@@ -17,9 +15,8 @@ import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { EmptyState } from '@/components/ui/feedback';
 import { RowsTable } from '@/components/ui/RowsTable';
-import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
-import { AddIcon, DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
+import { DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
 import { formatBytes, relativeTime } from '@/components/sessions/model';
 import { useNow } from '@/components/sessions/common';
 import { CreateFolderDialog } from './CreateFolderDialog';
@@ -28,6 +25,7 @@ import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
 import { ActionsHeaderCell, RowAction } from '@/components/ui/tableParts';
 import { useDialogTarget } from '@/components/ui/useDialogTarget';
+import { ListPage } from '@/components/ui/ListPage';
 
 function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
   // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left
@@ -84,65 +82,61 @@ export function FolderList() {
   const [action, setAction] = useState<FolderAction>(null);
   const [toast, showToast] = useToast();
   const folders = (data ?? []).filter((f) => !isTrashed(f)).sort((a, b) => Number(b.is_owner) - Number(a.is_owner) || a.name.localeCompare(b.name));
-  const newFolder = (
-    <Button variant="contained" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
-      New folder
-    </Button>
-  );
 
   return (
-    <Box>
-      <PageHeader title="Folders" description="Storage that outlives sessions: mount folders into sessions, share them, upload and download files." actions={newFolder} />
-      <Stack spacing={3}>
-      <Invitations onAccepted={() => void mutate()} />
-      <SentInvitations />
-      <RowsTable
-        label="Folders"
-        rows={data ? folders : undefined}
-        error={error}
-        isLoading={isLoading}
-        colSpan={7}
-        empty={
-          <Card variant="outlined">
-            <EmptyState title="No folders yet" icon={<FolderIcon color="action" sx={{ fontSize: 48 }} />} action={newFolder}>
-              A folder keeps your data, code and models between sessions. Create one, upload files into it, and mount it when you start a session.
-            </EmptyState>
-          </Card>
-        }
-        head={
-          <>
-            <TableCell>Name</TableCell>
-            <TableCell>Owner</TableCell>
-            <TableCell>Permission</TableCell>
-            <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Usage</TableCell>
-            <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
-              Size
-            </TableCell>
-            <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
-            <ActionsHeaderCell />
-          </>
-        }
-      >
-        {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
-      </RowsTable>
-      <CreateFolderDialog
-        open={creating.isOpen}
-        onClose={creating.close}
-        onCreated={creating.done((folder) => {
-          void mutate();
-          router.push(`/folders/${folder.id}`);
-        })}
-      />
-      <FolderActionDialogs
-        action={action}
-        onDone={async (message) => {
-          await mutate();
-          showToast(message);
-        }}
-        onClose={() => setAction(null)}
-      />
-      {toast}
-      </Stack>
-    </Box>
+    <ListPage title="Folders" description="Storage that outlives sessions: mount folders into sessions, share them, upload and download files." newLabel="New folder" onNew={() => creating.open(true)}>
+      {(newButton) => (
+        <>
+          <Invitations onAccepted={() => void mutate()} />
+          <SentInvitations />
+          <RowsTable
+            label="Folders"
+            rows={data ? folders : undefined}
+            error={error}
+            isLoading={isLoading}
+            colSpan={7}
+            empty={
+              <Card variant="outlined">
+                <EmptyState title="No folders yet" icon={<FolderIcon color="action" sx={{ fontSize: 48 }} />} action={newButton}>
+                  A folder keeps your data, code and models between sessions. Create one, upload files into it, and mount it when you start a session.
+                </EmptyState>
+              </Card>
+            }
+            head={
+              <>
+                <TableCell>Name</TableCell>
+                <TableCell>Owner</TableCell>
+                <TableCell>Permission</TableCell>
+                <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Usage</TableCell>
+                <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
+                  Size
+                </TableCell>
+                <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
+                <ActionsHeaderCell />
+              </>
+            }
+          >
+            {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
+          </RowsTable>
+          <CreateFolderDialog
+            open={creating.isOpen}
+            onClose={creating.close}
+            onCreated={creating.done((folder) => {
+              void mutate();
+              router.push(`/folders/${folder.id}`);
+            })}
+          />
+          <FolderActionDialogs
+            action={action}
+            onDone={async (message) => {
+              await mutate();
+              showToast(message);
+            }}
+            onClose={() => setAction(null)}
+          />
+          {toast}
+        </>
+      )}
+    </ListPage>
   );
 }

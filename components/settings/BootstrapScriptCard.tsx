@@ -1,7 +1,6 @@
 'use client';
 /** The bootstrap script: a shell script run once in every new session before it is ready; at most 64 KiB. */
 import { useEffect, useState } from 'react';
-import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
@@ -12,8 +11,7 @@ import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
 import { saveBootstrapScript, useBootstrapScript } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
 import { CodeField } from '@/components/ui/CodeField';
-import { BusyButton } from '@/components/ui/BusyButton';
-import { FormActions } from '@/components/ui/FormActions';
+import { SaveOrDiscard } from '@/components/ui/FormActions';
 
 const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';
 
@@ -47,29 +45,22 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
     >
       <Loaded error={error} data={data} rows={4}>
         {(data) => (
-            <Stack spacing={1.5}>
-              <CodeField label="Script" name="bootstrap-script" minRows={8} maxRows={28} value={script} placeholder={PLACEHOLDER} onChange={setScript} error={tooLarge} />
-              <Stack spacing={0.5}>
-                <LinearProgress
-                  variant="determinate"
-                  value={Math.min(100, (size / MAX_BOOTSTRAP_BYTES) * 100)}
-                  color={tooLarge ? 'error' : 'primary'}
-                  aria-label="Script size against the 64 KiB limit"
-                />
-                <Typography variant="caption" color={tooLarge ? 'error' : 'text.secondary'} data-testid="bootstrap-size">
-                  {formatBytes(size)} of {formatBytes(MAX_BOOTSTRAP_BYTES)}
-                  {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
-                </Typography>
-              </Stack>
-              <FormActions error={saveError}>
-                <BusyButton onClick={() => void save()} busy={pending} busyLabel="Saving…" disabled={tooLarge || !dirty}>
-                  Save script
-                </BusyButton>
-                <Button onClick={() => setScript(data)} disabled={pending || !dirty}>
-                  Discard changes
-                </Button>
-              </FormActions>
+          <Stack spacing={1.5}>
+            <CodeField label="Script" name="bootstrap-script" minRows={8} maxRows={28} value={script} placeholder={PLACEHOLDER} onChange={setScript} error={tooLarge} />
+            <Stack spacing={0.5}>
+              <LinearProgress
+                variant="determinate"
+                value={Math.min(100, (size / MAX_BOOTSTRAP_BYTES) * 100)}
+                color={tooLarge ? 'error' : 'primary'}
+                aria-label="Script size against the 64 KiB limit"
+              />
+              <Typography variant="caption" color={tooLarge ? 'error' : 'text.secondary'} data-testid="bootstrap-size">
+                {formatBytes(size)} of {formatBytes(MAX_BOOTSTRAP_BYTES)}
+                {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
+              </Typography>
             </Stack>
+            <SaveOrDiscard error={saveError} saveLabel="Save script" busy={pending} dirty={dirty} invalid={tooLarge} onSave={() => void save()} onDiscard={() => setScript(data)} />
+          </Stack>
         )}
       </Loaded>
     </SectionCard>

@@ -54,28 +54,28 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
     <SectionCard id="profile" title="Profile" description="Who you are signed in as, and the name administrators see next to your email.">
       <Loaded error={error} data={account} rows={2}>
         {(account) => (
-            <Stack spacing={3}>
-              <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(4, minmax(0, 1fr))' } }}>
-                <Fact label="Email" value={account.email} />
-                <Fact label="Username" value={account.username ?? '—'} />
-                <Fact label="Domain" value={account.domain_name} />
-                <Fact label="Role" value={account.role} />
-              </Box>
-              <RowForm onSubmit={handleSubmit}>
-                <FullNameField
-                  name="full_name"
-                  autoComplete="name"
-                  value={fullName}
-                  onChange={setFullName}
-                  problem={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : null}
-                  sx={{ flexGrow: 1, maxWidth: { sm: 420 } }}
-                />
-                <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={tooLong || unchanged}>
-                  Save name
-                </BusyButton>
-              </RowForm>
-              <ProblemAlert error={saveError} />
-            </Stack>
+          <Stack spacing={3}>
+            <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(4, minmax(0, 1fr))' } }}>
+              <Fact label="Email" value={account.email} />
+              <Fact label="Username" value={account.username ?? '—'} />
+              <Fact label="Domain" value={account.domain_name} />
+              <Fact label="Role" value={account.role} />
+            </Box>
+            <RowForm onSubmit={handleSubmit}>
+              <FullNameField
+                name="full_name"
+                autoComplete="name"
+                value={fullName}
+                onChange={setFullName}
+                problem={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : null}
+                sx={{ flexGrow: 1, maxWidth: { sm: 420 } }}
+              />
+              <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={tooLong || unchanged}>
+                Save name
+              </BusyButton>
+            </RowForm>
+            <ProblemAlert error={saveError} />
+          </Stack>
         )}
       </Loaded>
     </SectionCard>

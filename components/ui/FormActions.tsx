@@ -4,7 +4,9 @@
  * row (the main one first), each as wide as its label.
  */
 import type { ReactNode } from 'react';
+import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
+import { BusyButton } from './BusyButton';
 import { ProblemAlert } from './feedback';
 
 export function FormActions({ error, children }: { error: unknown; children: ReactNode }) {
@@ -15,5 +17,22 @@ export function FormActions({ error, children }: { error: unknown; children: Rea
         {children}
       </Stack>
     </>
+  );
+}
+
+/**
+ * The foot of a card that edits one loaded value (an announcement, a script): save it, or discard the edits and go
+ * back to what was loaded. Both wait until something changed; saving also waits until the value is valid.
+ */
+export function SaveOrDiscard({ error, saveLabel, busy, dirty, invalid, onSave, onDiscard }: { error: unknown; saveLabel: string; busy: boolean; dirty: boolean; invalid: boolean; onSave: () => void; onDiscard: () => void }) {
+  return (
+    <FormActions error={error}>
+      <BusyButton onClick={onSave} busy={busy} busyLabel="Saving…" disabled={!dirty || invalid}>
+        {saveLabel}
+      </BusyButton>
+      <Button onClick={onDiscard} disabled={busy || !dirty}>
+        Discard changes
+      </Button>
+    </FormActions>
   );
 }

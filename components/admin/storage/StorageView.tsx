@@ -81,10 +81,10 @@ function QuotaDialog({ folder, canEdit, onClose, onSaved }: { folder: AdminFolde
       </Typography>
       <Loaded error={error} data={scope} rows={2}>
         {(scope) => (
-            <Stack spacing={0.5} data-testid="quota-scope">
-              <Typography variant="body2">Used: {formatBytes(scope.details.usage_bytes ?? 0)} in {scope.details.usage_count ?? 0} files</Typography>
-              <Typography variant="body2">Limit: {scope.details.hard_limit_bytes ? formatBytes(scope.details.hard_limit_bytes) : 'none'}</Typography>
-            </Stack>
+          <Stack spacing={0.5} data-testid="quota-scope">
+            <Typography variant="body2">Used: {formatBytes(scope.details.usage_bytes ?? 0)} in {scope.details.usage_count ?? 0} files</Typography>
+            <Typography variant="body2">Limit: {scope.details.hard_limit_bytes ? formatBytes(scope.details.hard_limit_bytes) : 'none'}</Typography>
+          </Stack>
         )}
       </Loaded>
       {canEdit && (
