@@ -26,7 +26,7 @@ import { CodeField, MONO } from '@/components/ui/CodeField';
 import { CardsPage } from '@/components/ui/CardsPage';
 import { BusyButton } from '@/components/ui/BusyButton';
 import { RowForm } from '@/components/ui/RowForm';
-import { FormActions } from '@/components/ui/FormActions';
+import { SubmitActions } from '@/components/ui/FormActions';
 
 
 const MAX_KEY_LENGTH = 1024;
@@ -178,11 +178,7 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
         <KeyField name="write-key" value={key} onChange={setKey} problem={problem} submitted={submitted} helperText="e.g. auth/max_password_age" />
         <CodeField label="Value" name="write-value" minRows={2} value={value} onChange={setValue} error={Boolean(valueProblem)} helperText={valueProblem || 'e.g. 90d'} />
-        <FormActions error={error}>
-          <BusyButton type="submit" busy={pending} busyLabel="Saving…">
-            Save value
-          </BusyButton>
-        </FormActions>
+        <SubmitActions error={error} label="Save value" busy={pending} busyLabel="Saving…" />
       </Stack>
     </SectionCard>
   );

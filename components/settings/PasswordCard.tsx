@@ -7,8 +7,7 @@ import { MIN_PASSWORD_LENGTH, passwordLengthProblem } from '@/components/auth/ac
 import { SectionCard } from '@/components/ui/SectionCard';
 import { updatePassword } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
-import { BusyButton } from '@/components/ui/BusyButton';
-import { FormActions } from '@/components/ui/FormActions';
+import { SubmitActions } from '@/components/ui/FormActions';
 
 
 export interface PasswordProblems {
@@ -65,11 +64,7 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
           submitted={submitted}
         />
         <NewPasswordFields next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
-        <FormActions error={error}>
-          <BusyButton type="submit" busy={pending} busyLabel="Changing…">
-            Change password
-          </BusyButton>
-        </FormActions>
+        <SubmitActions error={error} label="Change password" busy={pending} busyLabel="Changing…" />
       </Stack>
     </SectionCard>
   );

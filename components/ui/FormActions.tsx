@@ -36,3 +36,14 @@ export function SaveOrDiscard({ error, saveLabel, busy, dirty, invalid, onSave, 
     </FormActions>
   );
 }
+
+/** The foot of a form with one action: the problem, then its submit button. */
+export function SubmitActions({ error, label, busy, busyLabel, disabled }: { error: unknown; label: string; busy: boolean; busyLabel: string; disabled?: boolean }) {
+  return (
+    <FormActions error={error}>
+      <BusyButton type="submit" busy={busy} busyLabel={busyLabel} disabled={disabled}>
+        {label}
+      </BusyButton>
+    </FormActions>
+  );
+}

@@ -28,7 +28,7 @@ import { useSending } from '@/components/ui/useSending';
 import { CardColumn } from '@/components/ui/CardsPage';
 import { BusyButton } from '@/components/ui/BusyButton';
 import { RowForm } from '@/components/ui/RowForm';
-import { FormActions } from '@/components/ui/FormActions';
+import { SubmitActions } from '@/components/ui/FormActions';
 import { FullNameField, PasswordField } from '@/components/auth/AccountFields';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
@@ -90,11 +90,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
         </Box>
         <TextField label="Description" multiline minRows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={readOnly} />
         {!readOnly && (
-          <FormActions error={error}>
-            <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={!dirty}>
-              Save changes
-            </BusyButton>
-          </FormActions>
+          <SubmitActions error={error} label="Save changes" busy={pending} busyLabel="Saving…" disabled={!dirty} />
         )}
       </Stack>
     </SectionCard>
