@@ -21,6 +21,7 @@ import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { useSlotUnits } from './useSlotUnits';
 import { DataTable, type Column } from '@/components/ui/DataTable';
+import { usePaging } from '@/components/ui/usePaging';
 
 export function AgentStatusChip({ status }: { status: string }) {
   const color = status === 'ALIVE' ? 'success' : status === 'LOST' ? 'error' : status === 'RESTARTING' ? 'warning' : 'default';
@@ -65,11 +66,12 @@ export function AgentSlots({ agent, units }: { agent: AgentRow; units?: SlotUnit
   );
 }
 
+const PAGE_SIZES = [25, 50, 100];
+
 export function AgentsView() {
   const me = useCurrentUser();
   const superadmin = me.role === 'superadmin';
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(25);
+  const { page, pageSize, pager } = usePaging(PAGE_SIZES);
   const { list, error, mutate } = useAgents(superadmin, page, pageSize);
   const units = useSlotUnits();
   const [busy, setBusy] = useState<string | null>(null);
@@ -162,11 +164,7 @@ export function AgentsView() {
         rowKey={(agent) => agent.id}
         rows={list?.items}
         total={list?.total_count ?? 0}
-        page={page}
-        onPage={setPage}
-        pageSize={pageSize}
-        onPageSize={setPageSize}
-        pageSizes={[25, 50, 100]}
+        {...pager}
         error={error}
         empty={
           <EmptyState title="No agents">

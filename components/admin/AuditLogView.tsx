@@ -17,6 +17,7 @@ import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { DataTable, type Column } from '@/components/ui/DataTable';
 import { MONO } from '@/components/ui/CodeField';
+import { usePaging } from '@/components/ui/usePaging';
 
 
 function statusColor(status: string): 'success' | 'warning' | 'error' | 'default' {
@@ -52,9 +53,10 @@ const COLUMNS: Column<AuditRow>[] = [
   { key: 'request', label: 'Request', hideBelow: 'xl', cellSx: { fontFamily: MONO, fontSize: 12 }, render: (item) => item.request_id || '—' },
 ];
 
+const PAGE_SIZES = [20, 50, 100];
+
 export function AuditLogView() {
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(50);
+  const { page, pageSize, setPage, pager } = usePaging(PAGE_SIZES, 50);
   const [draft, setDraft] = useState('');
   const [filter, setFilter] = useState('');
   const { data, error } = useAuditLog(page, pageSize, filter);
@@ -95,11 +97,7 @@ export function AuditLogView() {
         rowKey={(item) => `${item.request_id}-${item.action}-${item.seq}`}
         rows={list?.items.map((item, seq) => ({ ...item, seq }))}
         total={list?.total_count ?? 0}
-        page={page}
-        onPage={setPage}
-        pageSize={pageSize}
-        onPageSize={setPageSize}
-        pageSizes={[20, 50, 100]}
+        {...pager}
         loadingRows={6}
         error={error}
         empty={<EmptyState title={filter ? 'Nothing matches the filter' : 'No records yet'}>{filter ? 'Change or clear the filter.' : 'State-changing requests appear here as they happen.'}</EmptyState>}

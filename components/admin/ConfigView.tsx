@@ -7,7 +7,6 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import FormControlLabel from '@mui/material/FormControlLabel';
 import Stack from '@mui/material/Stack';
@@ -21,11 +20,13 @@ import Typography from '@mui/material/Typography';
 import { deleteConfig, readConfig, writeConfig, type ConfigTree, type ConfigValue } from './configStore';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
-import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
-import { useToast } from '@/components/ui/useToast';
 import { useSending } from '@/components/ui/useSending';
-import { MONO } from '@/components/ui/CodeField';
+import { CodeField, MONO } from '@/components/ui/CodeField';
+import { CardsPage } from '@/components/ui/CardsPage';
+import { BusyButton } from '@/components/ui/BusyButton';
+import { RowForm } from '@/components/ui/RowForm';
+import { SubmitActions } from '@/components/ui/FormActions';
 
 
 const MAX_KEY_LENGTH = 1024;
@@ -78,11 +79,11 @@ function useKeyForm() {
 /** The read and delete forms: a key, whether it is a prefix, and the card's button, in one row. */
 function KeyPrefixForm({ name, form, onSubmit, button }: { name: string; form: ReturnType<typeof useKeyForm>; onSubmit: (event: FormEvent<HTMLFormElement>) => void; button: ReactNode }) {
   return (
-    <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={onSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
+    <RowForm onSubmit={onSubmit}>
       <KeyField name={name} value={form.key} onChange={form.setKey} problem={form.problem} submitted={form.submitted} grow />
       <FormControlLabel control={<Checkbox checked={form.prefix} onChange={(e) => form.setPrefix(e.target.checked)} />} label="As a prefix" sx={{ mt: { sm: 1 } }} />
       {button}
-    </Stack>
+    </RowForm>
   );
 }
 
@@ -110,9 +111,9 @@ function ReadCard() {
           form={form}
           onSubmit={handleSubmit}
           button={
-            <Button type="submit" variant="contained" disabled={pending} sx={{ mt: { sm: 1 } }}>
-              {pending ? 'Reading…' : 'Read'}
-            </Button>
+            <BusyButton type="submit" busy={pending} busyLabel="Reading…">
+              Read
+            </BusyButton>
           }
         />
         <ProblemAlert error={error} />
@@ -176,23 +177,8 @@ function WriteCard({ notify }: { notify: (message: string) => void }) {
     <SectionCard id="config-write" title="Write" description="Sets one key to a text value, replacing what it held. Changes take effect right away.">
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
         <KeyField name="write-key" value={key} onChange={setKey} problem={problem} submitted={submitted} helperText="e.g. auth/max_password_age" />
-        <TextField
-          label="Value"
-          name="write-value"
-          multiline
-          minRows={2}
-          value={value}
-          onChange={(e) => setValue(e.target.value)}
-          error={Boolean(valueProblem)}
-          helperText={valueProblem || 'e.g. 90d'}
-          slotProps={MONO_INPUT}
-        />
-        <ProblemAlert error={error} />
-        <div>
-          <Button type="submit" variant="contained" disabled={pending}>
-            {pending ? 'Saving…' : 'Save value'}
-          </Button>
-        </div>
+        <CodeField label="Value" name="write-value" minRows={2} value={value} onChange={setValue} error={Boolean(valueProblem)} helperText={valueProblem || 'e.g. 90d'} />
+        <SubmitActions error={error} label="Save value" busy={pending} busyLabel="Saving…" />
       </Stack>
     </SectionCard>
   );
@@ -224,9 +210,9 @@ function DeleteCard({ notify }: { notify: (message: string) => void }) {
           form={form}
           onSubmit={review}
           button={
-            <Button type="submit" variant="outlined" color="error" disabled={checking} sx={{ mt: { sm: 1 } }}>
-              {checking ? 'Checking…' : 'Delete…'}
-            </Button>
+            <BusyButton type="submit" variant="outlined" color="error" busy={checking} busyLabel="Checking…">
+              Delete…
+            </BusyButton>
           }
         />
         <ProblemAlert error={error} />
@@ -266,19 +252,18 @@ function DeleteCard({ notify }: { notify: (message: string) => void }) {
 }
 
 export function ConfigView() {
-  const [toast, notify] = useToast();
   return (
-    <>
-      <PageHeader
-        title="Configuration store"
-        description="Raw keys and values the manager reads its settings from. Prefer the dedicated pages where one exists; a wrong value here can change how the whole cluster behaves."
-      />
-      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
-        <ReadCard />
-        <WriteCard notify={notify} />
-        <DeleteCard notify={notify} />
-      </Stack>
-      {toast}
-    </>
+    <CardsPage
+      title="Configuration store"
+      description="Raw keys and values the manager reads its settings from. Prefer the dedicated pages where one exists; a wrong value here can change how the whole cluster behaves."
+    >
+      {(notify) => (
+        <>
+          <ReadCard />
+          <WriteCard notify={notify} />
+          <DeleteCard notify={notify} />
+        </>
+      )}
+    </CardsPage>
   );
 }

@@ -26,6 +26,7 @@ import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
 import { ActionsHeaderCell, ListCardContent, TablePager } from '@/components/ui/tableParts';
 import { MONO } from '@/components/ui/CodeField';
+import { usePaging } from '@/components/ui/usePaging';
 
 
 const SEVERITY_COLORS: Record<string, 'error' | 'warning' | 'info' | 'default'> = { critical: 'error', error: 'error', warning: 'warning', info: 'info', debug: 'default' };
@@ -122,9 +123,10 @@ function LogRow({ log, email, onClear }: { log: ErrorLog; email: string | undefi
   );
 }
 
+const PAGE_SIZES = [20, 50, 100];
+
 export function ErrorLogsView() {
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(20);
+  const { page, pageSize, pager } = usePaging(PAGE_SIZES);
   const { data, error, mutate } = useErrorLogs(page, pageSize);
   const emails = useEmails((data?.logs ?? []).flatMap((l) => (l.user ? [l.user] : [])));
   const [clearError, setClearError] = useState<unknown>(null);
@@ -179,7 +181,7 @@ export function ErrorLogsView() {
                   </TableBody>
                 </Table>
               </TableContainer>
-              <TablePager count={data.count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={[20, 50, 100]} />
+              <TablePager count={data.count} {...pager} />
             </>
           )}
         </ListCardContent>

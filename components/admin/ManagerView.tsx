@@ -17,11 +17,11 @@ import Typography from '@mui/material/Typography';
 import { saveAnnouncement, setManagerStatus, useManagerStatus } from './useManagerStatus';
 import { useAnnouncement } from '@/components/frame/useAnnouncement';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { Loading, ProblemAlert } from '@/components/ui/feedback';
-import { PageHeader } from '@/components/ui/PageHeader';
+import { Loaded } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
-import { useToast } from '@/components/ui/useToast';
 import { useSending } from '@/components/ui/useSending';
+import { CardsPage } from '@/components/ui/CardsPage';
+import { SaveOrDiscard } from '@/components/ui/FormActions';
 
 const MAX_ANNOUNCEMENT = 64 * 1024;
 
@@ -69,29 +69,27 @@ function StatusCard({ notify }: { notify: (message: string) => void }) {
         ))
       }
     >
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : !data ? (
-        <Loading rows={2} />
-      ) : (
-        <Stack spacing={2}>
-          <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
-            <Chip label={frozen ? 'Frozen' : 'Running'} color={frozen ? 'warning' : 'success'} data-testid="manager-status" />
-            <Typography variant="body2" color="text.secondary">
-              {data.active_sessions === 1 ? '1 active session' : `${data.active_sessions} active sessions`}
-            </Typography>
+      <Loaded error={error} data={data} rows={2}>
+        {(data) => (
+          <Stack spacing={2}>
+            <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
+              <Chip label={frozen ? 'Frozen' : 'Running'} color={frozen ? 'warning' : 'success'} data-testid="manager-status" />
+              <Typography variant="body2" color="text.secondary">
+                {data.active_sessions === 1 ? '1 active session' : `${data.active_sessions} active sessions`}
+              </Typography>
+            </Stack>
+            {frozen && <Alert severity="warning">Users cannot start sessions or make changes until the manager is unfrozen.</Alert>}
+            {node && (
+              <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr 1fr', md: 'repeat(4, minmax(0, 1fr))' } }}>
+                <Fact label="Node" value={node.id} />
+                <Fact label="Address" value={node.service_addr} />
+                <Fact label="Version" value={node.version} />
+                <Fact label="API" value={`v${node.api_version[0]}.${node.api_version[1]}`} />
+              </Box>
+            )}
           </Stack>
-          {frozen && <Alert severity="warning">Users cannot start sessions or make changes until the manager is unfrozen.</Alert>}
-          {node && (
-            <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr 1fr', md: 'repeat(4, minmax(0, 1fr))' } }}>
-              <Fact label="Node" value={node.id} />
-              <Fact label="Address" value={node.service_addr} />
-              <Fact label="Version" value={node.version} />
-              <Fact label="API" value={`v${node.api_version[0]}.${node.api_version[1]}`} />
-            </Box>
-          )}
-        </Stack>
-      )}
+        )}
+      </Loaded>
       <ConfirmDialog
         open={freezing}
         title="Freeze the manager?"
@@ -162,55 +160,49 @@ function AnnouncementCard({ notify }: { notify: (message: string) => void }) {
 
   return (
     <SectionCard id="announcement" title="Announcement" description="A message across the top of every signed-in page, such as planned maintenance.">
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : !loaded ? (
-        <Loading rows={3} />
-      ) : (
-        <Stack spacing={2}>
-          <TextField
-            label="Message"
-            name="announcement"
-            multiline
-            minRows={3}
-            value={message}
-            onChange={(e) => setMessage(e.target.value)}
-            error={emptyWhileEnabled || tooLong}
-            helperText={emptyWhileEnabled ? 'Write the message to show, or turn the announcement off.' : tooLong ? 'At most 64 KiB.' : 'Line breaks are kept.'}
-          />
-          <FormControlLabel control={<Switch checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />} label="Show to everyone" />
-          <ProblemAlert error={saveError} />
-          <Stack direction="row" spacing={1}>
-            <Button variant="contained" onClick={() => void save()} disabled={pending || !dirty || emptyWhileEnabled || tooLong}>
-              {pending ? 'Saving…' : 'Save announcement'}
-            </Button>
-            <Button
-              onClick={() => {
+      <Loaded error={error} data={loaded ? data : undefined} rows={3}>
+        {() => (
+          <Stack spacing={2}>
+            <TextField
+              label="Message"
+              name="announcement"
+              multiline
+              minRows={3}
+              value={message}
+              onChange={(e) => setMessage(e.target.value)}
+              error={emptyWhileEnabled || tooLong}
+              helperText={emptyWhileEnabled ? 'Write the message to show, or turn the announcement off.' : tooLong ? 'At most 64 KiB.' : 'Line breaks are kept.'}
+            />
+            <FormControlLabel control={<Switch checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />} label="Show to everyone" />
+            <SaveOrDiscard
+              error={saveError}
+              saveLabel="Save announcement"
+              busy={pending}
+              dirty={dirty}
+              invalid={emptyWhileEnabled || tooLong}
+              onSave={() => void save()}
+              onDiscard={() => {
                 if (!data) return;
                 setEnabled(data.enabled);
                 setMessage(data.message);
               }}
-              disabled={pending || !dirty}
-            >
-              Discard changes
-            </Button>
+            />
           </Stack>
-        </Stack>
-      )}
+        )}
+      </Loaded>
     </SectionCard>
   );
 }
 
 export function ManagerView() {
-  const [toast, notify] = useToast();
   return (
-    <>
-      <PageHeader title="Manager" description="The manager's state and the announcement every user sees." />
-      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
-        <StatusCard notify={notify} />
-        <AnnouncementCard notify={notify} />
-      </Stack>
-      {toast}
-    </>
+    <CardsPage title="Manager" description="The manager's state and the announcement every user sees.">
+      {(notify) => (
+        <>
+          <StatusCard notify={notify} />
+          <AnnouncementCard notify={notify} />
+        </>
+      )}
+    </CardsPage>
   );
 }

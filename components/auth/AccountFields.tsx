@@ -6,6 +6,7 @@
  */
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
+import TextField, { type TextFieldProps } from '@mui/material/TextField';
 import { CheckedTextField, type CheckedTextFieldProps } from '@/components/ui/CheckedTextField';
 import { ManagerError } from '@/components/api/problem';
 
@@ -22,6 +23,18 @@ export function FullNameField({ onChange, ...props }: Omit<FieldProps, 'label'>)
 /** A password field; a new password unless `autoComplete` says otherwise. */
 export function PasswordField({ onChange, ...props }: Omit<FieldProps, 'type'>) {
   return <CheckedTextField type="password" name="new-password" autoComplete="new-password" {...props} onChange={(e) => onChange(e.target.value)} />;
+}
+
+type SignInFieldProps = Omit<TextFieldProps, 'onChange' | 'type' | 'label'> & { value: string; onChange: (value: string) => void };
+
+/** Who signs in (sign-in and expired-password forms): an email or a username, as the manager accepts either. */
+export function SignInNameField({ onChange, ...props }: SignInFieldProps) {
+  return <TextField label="Email or username" name="username" autoComplete="username" required {...props} onChange={(e) => onChange(e.target.value)} />;
+}
+
+/** The password a person has today (to sign in, or to prove it is them); `label` says which. */
+export function CurrentPasswordField({ onChange, ...props }: SignInFieldProps & { label: string }) {
+  return <TextField type="password" autoComplete="current-password" required {...props} onChange={(e) => onChange(e.target.value)} />;
 }
 
 /** A new password typed twice; `problems` as newPasswordProblems (accountRules.ts) gives them. */

@@ -17,9 +17,10 @@ import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { FormProblemAlert } from './AccountFields';
+import { CurrentPasswordField, FormProblemAlert, SignInNameField } from './AccountFields';
 import { AuthCard } from './AuthCard';
 import { PasswordExpiredForm } from './PasswordExpiredForm';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 export interface LoginProblem {
   title: string;
@@ -166,28 +167,12 @@ export function LoginForm({
         {choices.sso && choices.passwordLogin && <Divider sx={{ typography: 'body2', color: 'text.secondary' }}>or</Divider>}
         {choices.passwordLogin && (
           <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
-            <TextField
-              label="Email or username"
-              name="username"
-              autoComplete="username"
-              autoFocus={!choices.sso}
-              required
-              value={username}
-              onChange={(e) => setUsername(e.target.value)}
-            />
-            <TextField
-              label="Password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
+            <SignInNameField autoFocus={!choices.sso} value={username} onChange={setUsername} />
+            <CurrentPasswordField label="Password" name="password" value={password} onChange={setPassword} />
             <TextField label="Domain" name="domain" size="small" value={domain} onChange={(e) => setDomain(e.target.value)} />
-            <Button type="submit" variant="contained" size="large" disabled={pending || !username || !password}>
-              {pending ? 'Signing in…' : 'Sign in'}
-            </Button>
+            <BusyButton type="submit" size="large" busy={pending} busyLabel="Signing in…" disabled={!username || !password}>
+              Sign in
+            </BusyButton>
           </Stack>
         )}
         {signupEnabled && choices.passwordLogin && (

@@ -10,10 +10,10 @@ import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
-import { formProblem, FormProblemAlert, NewPasswordFields, type FormProblem } from './AccountFields';
+import { CurrentPasswordField, formProblem, FormProblemAlert, NewPasswordFields, SignInNameField, type FormProblem } from './AccountFields';
 import { changeExpiredPassword } from './accountForms';
 import { newPasswordProblems } from './accountRules';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 /** "It expired on 3 May 2025, 10:00." from the manager's "Password expired on <ISO>"; the detail as it is otherwise. */
 function expiredOn(detail: string | undefined): string {
@@ -82,22 +82,14 @@ export function PasswordExpiredForm({
       <FormProblemAlert problem={problem} testId="password-expired-error" />
       {askIdentity && (
         <>
-          <TextField label="Email or username" name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
-          <TextField
-            label="Expired password"
-            name="current-password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-          />
+          <SignInNameField value={username} onChange={setUsername} />
+          <CurrentPasswordField label="Expired password" name="current-password" value={current} onChange={setCurrent} />
         </>
       )}
       <NewPasswordFields autoFocus required next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
-      <Button type="submit" variant="contained" size="large" disabled={pending}>
-        {pending ? 'Changing…' : 'Change password and sign in'}
-      </Button>
+      <BusyButton type="submit" size="large" busy={pending} busyLabel="Changing…">
+        Change password and sign in
+      </BusyButton>
       <Button onClick={onCancel} disabled={pending}>
         Back to sign in
       </Button>

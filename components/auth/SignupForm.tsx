@@ -4,7 +4,6 @@ import { useState, type FormEvent } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
-import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -13,6 +12,7 @@ import { AuthCard } from './AuthCard';
 import { EmailField, formProblem, FormProblemAlert, FullNameField, NewPasswordFields, type FormProblem } from './AccountFields';
 import { signUp } from './accountForms';
 import { emailProblem, lengthProblem, MIN_PASSWORD_LENGTH, newPasswordProblems } from './accountRules';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
   const router = useRouter();
@@ -67,9 +67,9 @@ export function SignupForm({ defaultDomain }: { defaultDomain: string }) {
           helperText={`At least ${MIN_PASSWORD_LENGTH} characters.`}
         />
         <TextField label="Domain" name="domain" size="small" value={domain} onChange={(e) => setDomain(e.target.value)} />
-        <Button type="submit" variant="contained" size="large" disabled={pending}>
-          {pending ? 'Creating your account…' : 'Create account'}
-        </Button>
+        <BusyButton type="submit" size="large" busy={pending} busyLabel="Creating your account…">
+          Create account
+        </BusyButton>
         <Typography variant="body2" color="text.secondary" sx={{ textAlign: 'center' }}>
           Already have an account?{' '}
           <Link component={NextLink} href="/login" underline="hover">

@@ -6,8 +6,6 @@
 import { useState } from 'react';
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
-import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
@@ -17,9 +15,8 @@ import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { EmptyState } from '@/components/ui/feedback';
 import { RowsTable } from '@/components/ui/RowsTable';
-import { PageHeader } from '@/components/ui/PageHeader';
 import { useToast } from '@/components/ui/useToast';
-import { AddIcon, DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
+import { DeleteIcon, EditIcon, FolderIcon, LogoutIcon } from '@/components/frame/icons';
 import { formatBytes, relativeTime } from '@/components/sessions/model';
 import { useNow } from '@/components/sessions/common';
 import { CreateFolderDialog } from './CreateFolderDialog';
@@ -28,6 +25,8 @@ import { Invitations, SentInvitations } from './Invitations';
 import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
 import { ActionsHeaderCell, RowAction, TablePager } from '@/components/ui/tableParts';
 import { useDialogTarget } from '@/components/ui/useDialogTarget';
+import { ListPage } from '@/components/ui/ListPage';
+import { usePaging } from '@/components/ui/usePaging';
 
 /** Pages of the folder list: with hundreds of folders, rendering every row took seconds (bench/pages.mjs). */
 const PAGE_SIZES = [25, 50, 100];
@@ -86,72 +85,67 @@ export function FolderList() {
   const creating = useDialogTarget();
   const [action, setAction] = useState<FolderAction>(null);
   const [toast, showToast] = useToast();
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
+  const paging = usePaging(PAGE_SIZES);
   const folders = (data ?? []).filter((f) => !isTrashed(f)).sort((a, b) => Number(b.is_owner) - Number(a.is_owner) || a.name.localeCompare(b.name));
   // A page past the end (folders deleted meanwhile) shows the last one.
-  const shownPage = Math.min(page, Math.max(0, Math.ceil(folders.length / pageSize) - 1));
-  const pageRows = folders.slice(shownPage * pageSize, (shownPage + 1) * pageSize);
-  const newFolder = (
-    <Button variant="contained" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
-      New folder
-    </Button>
-  );
+  const shownPage = Math.min(paging.page, Math.max(0, Math.ceil(folders.length / paging.pageSize) - 1));
+  const pageRows = folders.slice(shownPage * paging.pageSize, (shownPage + 1) * paging.pageSize);
 
   return (
-    <Box>
-      <PageHeader title="Folders" description="Storage that outlives sessions: mount folders into sessions, share them, upload and download files." actions={newFolder} />
-      <Stack spacing={3}>
-      <Invitations onAccepted={() => void mutate()} />
-      <SentInvitations />
-      <RowsTable
-        label="Folders"
-        rows={data ? pageRows : undefined}
-        error={error}
-        isLoading={isLoading}
-        colSpan={7}
-        empty={
-          <Card variant="outlined">
-            <EmptyState title="No folders yet" icon={<FolderIcon color="action" sx={{ fontSize: 48 }} />} action={newFolder}>
-              A folder keeps your data, code and models between sessions. Create one, upload files into it, and mount it when you start a session.
-            </EmptyState>
-          </Card>
-        }
-        head={
-          <>
-            <TableCell>Name</TableCell>
-            <TableCell>Owner</TableCell>
-            <TableCell>Permission</TableCell>
-            <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Usage</TableCell>
-            <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
-              Size
-            </TableCell>
-            <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
-            <ActionsHeaderCell />
-          </>
-        }
-        footer={folders.length > PAGE_SIZES[0] && <TablePager count={folders.length} page={shownPage} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={PAGE_SIZES} />}
-      >
-        {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
-      </RowsTable>
-      <CreateFolderDialog
-        open={creating.isOpen}
-        onClose={creating.close}
-        onCreated={creating.done((folder) => {
-          void mutate();
-          router.push(`/folders/${folder.id}`);
-        })}
-      />
-      <FolderActionDialogs
-        action={action}
-        onDone={async (message) => {
-          await mutate();
-          showToast(message);
-        }}
-        onClose={() => setAction(null)}
-      />
-      {toast}
-      </Stack>
-    </Box>
+    <ListPage title="Folders" description="Storage that outlives sessions: mount folders into sessions, share them, upload and download files." newLabel="New folder" onNew={() => creating.open(true)}>
+      {(newButton) => (
+        <>
+          <Invitations onAccepted={() => void mutate()} />
+          <SentInvitations />
+          <RowsTable
+            label="Folders"
+            rows={data ? pageRows : undefined}
+            error={error}
+            isLoading={isLoading}
+            colSpan={7}
+            empty={
+              <Card variant="outlined">
+                <EmptyState title="No folders yet" icon={<FolderIcon color="action" sx={{ fontSize: 48 }} />} action={newButton}>
+                  A folder keeps your data, code and models between sessions. Create one, upload files into it, and mount it when you start a session.
+                </EmptyState>
+              </Card>
+            }
+            head={
+              <>
+                <TableCell>Name</TableCell>
+                <TableCell>Owner</TableCell>
+                <TableCell>Permission</TableCell>
+                <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Usage</TableCell>
+                <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
+                  Size
+                </TableCell>
+                <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Created</TableCell>
+                <ActionsHeaderCell />
+              </>
+            }
+            footer={folders.length > PAGE_SIZES[0] && <TablePager count={folders.length} {...paging.pager} page={shownPage} />}
+          >
+            {(rows) => rows.map((f) => <FolderRow key={f.id} folder={f} now={now} onAction={setAction} />)}
+          </RowsTable>
+          <CreateFolderDialog
+            open={creating.isOpen}
+            onClose={creating.close}
+            onCreated={creating.done((folder) => {
+              void mutate();
+              router.push(`/folders/${folder.id}`);
+            })}
+          />
+          <FolderActionDialogs
+            action={action}
+            onDone={async (message) => {
+              await mutate();
+              showToast(message);
+            }}
+            onClose={() => setAction(null)}
+          />
+          {toast}
+        </>
+      )}
+    </ListPage>
   );
 }

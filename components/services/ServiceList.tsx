@@ -5,8 +5,6 @@
  */
 import NextLink from 'next/link';
 import { useRouter } from 'next/navigation';
-import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
 import Link from '@mui/material/Link';
@@ -15,12 +13,12 @@ import TableCell from '@mui/material/TableCell';
 import TableRow from '@mui/material/TableRow';
 import { EmptyState } from '@/components/ui/feedback';
 import { RowsTable } from '@/components/ui/RowsTable';
-import { PageHeader } from '@/components/ui/PageHeader';
-import { AddIcon, ServicesIcon } from '@/components/frame/icons';
+import { ServicesIcon } from '@/components/frame/icons';
 import { AccessChip, EndpointUrl } from './common';
 import { CreateServiceDialog } from './CreateServiceDialog';
 import { routesLabel, useServices, type ServiceSummary } from './useServices';
 import { useDialogTarget } from '@/components/ui/useDialogTarget';
+import { ListPage } from '@/components/ui/ListPage';
 
 function ServiceRow({ service }: { service: ServiceSummary }) {
   const routes = routesLabel(service.active_route_count, service.desired_session_count);
@@ -52,50 +50,46 @@ export function ServiceList() {
   const { data, error, isLoading, mutate } = useServices();
   const creating = useDialogTarget();
   const services = [...(data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
-  const newService = (
-    <Button variant="contained" startIcon={<AddIcon />} onClick={() => creating.open(true)}>
-      New service
-    </Button>
-  );
 
   return (
-    <Box>
-      <PageHeader title="Model services" description="Serve a model from a model folder at one URL, balanced across the sessions that run it." actions={newService} />
-      <Stack spacing={3}>
-        <RowsTable
-          label="Model services"
-          rows={data ? services : undefined}
-          error={error}
-          isLoading={isLoading}
-          colSpan={4}
-          empty={
-            <Card variant="outlined">
-              <EmptyState title="No model services yet" icon={<ServicesIcon color="action" sx={{ fontSize: 48 }} />} action={newService}>
-                Put a model and its model-definition.yaml in a folder with usage “Model”, then create a service from it: Berth starts the server in
-                inference sessions and publishes it at one URL.
-              </EmptyState>
-            </Card>
-          }
-          head={
-            <>
-              <TableCell>Name</TableCell>
-              <TableCell>Routes</TableCell>
-              <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Endpoint</TableCell>
-              <TableCell>Access</TableCell>
-            </>
-          }
-        >
-          {(rows) => rows.map((s) => <ServiceRow key={s.id} service={s} />)}
-        </RowsTable>
-        <CreateServiceDialog
-          open={creating.isOpen}
-          onClose={creating.close}
-          onCreated={creating.done((service) => {
-            void mutate();
-            router.push(`/services/${service.endpoint_id}`);
-          })}
-        />
-      </Stack>
-    </Box>
+    <ListPage title="Model services" description="Serve a model from a model folder at one URL, balanced across the sessions that run it." newLabel="New service" onNew={() => creating.open(true)}>
+      {(newButton) => (
+        <>
+          <RowsTable
+            label="Model services"
+            rows={data ? services : undefined}
+            error={error}
+            isLoading={isLoading}
+            colSpan={4}
+            empty={
+              <Card variant="outlined">
+                <EmptyState title="No model services yet" icon={<ServicesIcon color="action" sx={{ fontSize: 48 }} />} action={newButton}>
+                  Put a model and its model-definition.yaml in a folder with usage “Model”, then create a service from it: Berth starts the server in
+                  inference sessions and publishes it at one URL.
+                </EmptyState>
+              </Card>
+            }
+            head={
+              <>
+                <TableCell>Name</TableCell>
+                <TableCell>Routes</TableCell>
+                <TableCell sx={{ display: { xs: 'none', md: 'table-cell' } }}>Endpoint</TableCell>
+                <TableCell>Access</TableCell>
+              </>
+            }
+          >
+            {(rows) => rows.map((s) => <ServiceRow key={s.id} service={s} />)}
+          </RowsTable>
+          <CreateServiceDialog
+            open={creating.isOpen}
+            onClose={creating.close}
+            onCreated={creating.done((service) => {
+              void mutate();
+              router.push(`/services/${service.endpoint_id}`);
+            })}
+          />
+        </>
+      )}
+    </ListPage>
   );
 }

@@ -24,6 +24,7 @@ import { formatSlots, parseSlots, queueWords, relativeTime, type SessionSummary 
 import { useSessionList, type SessionFilter } from './useSessions';
 import { TablePager } from '@/components/ui/tableParts';
 import { RowsTable } from '@/components/ui/RowsTable';
+import { usePaging } from '@/components/ui/usePaging';
 
 function EmptyState({ filter, search }: { filter: SessionFilter; search: string }) {
   if (search.trim())
@@ -121,8 +122,7 @@ function SortHeader({ field, sort, onSort, children, sx }: { field: SortKey; sor
 export function SessionList() {
   const [filter, setFilter] = useState<SessionFilter>('running');
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
+  const { page, pageSize, setPage, pager } = usePaging(PAGE_SIZES);
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'when', desc: true });
   const field = sort.key === 'when' ? (filter === 'running' ? 'created_at' : 'terminated_at') : sort.key;
   const order = `${sort.desc ? '-' : '+'}${field}`;
@@ -191,7 +191,7 @@ export function SessionList() {
         }
         footer={
           data &&
-          data.total_count > PAGE_SIZES[0] && <TablePager count={data.total_count} page={page} onPage={setPage} pageSize={pageSize} onPageSize={setPageSize} pageSizes={PAGE_SIZES} />
+          data.total_count > PAGE_SIZES[0] && <TablePager count={data.total_count} {...pager} />
         }
       >
         {(rows) => rows.map((s) => <SessionRow key={s.id} session={s} now={now} />)}

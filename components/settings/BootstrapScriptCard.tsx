@@ -1,17 +1,17 @@
 'use client';
 /** The bootstrap script: a shell script run once in every new session before it is ready; at most 64 KiB. */
 import { useEffect, useState } from 'react';
-import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { Loading, ProblemAlert } from '@/components/ui/feedback';
+import { Loaded } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { formatBytes } from '@/components/admin/format';
 import { byteLength, MAX_BOOTSTRAP_BYTES } from './dotfile-rules';
 import { saveBootstrapScript, useBootstrapScript } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
 import { CodeField } from '@/components/ui/CodeField';
+import { SaveOrDiscard } from '@/components/ui/FormActions';
 
 const PLACEHOLDER = '#!/bin/sh\n# Runs in /home/work of every new session before it is ready, e.g.:\npip install --user -r requirements.txt';
 
@@ -43,36 +43,26 @@ export function BootstrapScriptCard({ onSaved }: { onSaved: (message: string) =>
       title="Bootstrap script"
       description="A shell script every new session runs once, in /home/work, before it is ready. Leave it empty to run nothing."
     >
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : typeof data !== 'string' ? (
-        <Loading rows={4} />
-      ) : (
-        <Stack spacing={1.5}>
-          <CodeField label="Script" name="bootstrap-script" minRows={8} maxRows={28} value={script} placeholder={PLACEHOLDER} onChange={setScript} error={tooLarge} />
-          <Stack spacing={0.5}>
-            <LinearProgress
-              variant="determinate"
-              value={Math.min(100, (size / MAX_BOOTSTRAP_BYTES) * 100)}
-              color={tooLarge ? 'error' : 'primary'}
-              aria-label="Script size against the 64 KiB limit"
-            />
-            <Typography variant="caption" color={tooLarge ? 'error' : 'text.secondary'} data-testid="bootstrap-size">
-              {formatBytes(size)} of {formatBytes(MAX_BOOTSTRAP_BYTES)}
-              {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
-            </Typography>
+      <Loaded error={error} data={data} rows={4}>
+        {(data) => (
+          <Stack spacing={1.5}>
+            <CodeField label="Script" name="bootstrap-script" minRows={8} maxRows={28} value={script} placeholder={PLACEHOLDER} onChange={setScript} error={tooLarge} />
+            <Stack spacing={0.5}>
+              <LinearProgress
+                variant="determinate"
+                value={Math.min(100, (size / MAX_BOOTSTRAP_BYTES) * 100)}
+                color={tooLarge ? 'error' : 'primary'}
+                aria-label="Script size against the 64 KiB limit"
+              />
+              <Typography variant="caption" color={tooLarge ? 'error' : 'text.secondary'} data-testid="bootstrap-size">
+                {formatBytes(size)} of {formatBytes(MAX_BOOTSTRAP_BYTES)}
+                {tooLarge ? ` — shorten it by ${formatBytes(size - MAX_BOOTSTRAP_BYTES)} to save.` : ''}
+              </Typography>
+            </Stack>
+            <SaveOrDiscard error={saveError} saveLabel="Save script" busy={pending} dirty={dirty} invalid={tooLarge} onSave={() => void save()} onDiscard={() => setScript(data)} />
           </Stack>
-          <ProblemAlert error={saveError} />
-          <Stack direction="row" spacing={1}>
-            <Button variant="contained" onClick={() => void save()} disabled={pending || tooLarge || !dirty}>
-              {pending ? 'Saving…' : 'Save script'}
-            </Button>
-            <Button onClick={() => setScript(data)} disabled={pending || !dirty}>
-              Discard changes
-            </Button>
-          </Stack>
-        </Stack>
-      )}
+        )}
+      </Loaded>
     </SectionCard>
   );
 }

@@ -1,14 +1,13 @@
 'use client';
 /** Password change: the current password, the new one twice; checked here first, then by the manager. */
 import { useState, type FormEvent } from 'react';
-import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import { NewPasswordFields, PasswordField } from '@/components/auth/AccountFields';
-import { ProblemAlert } from '@/components/ui/feedback';
 import { MIN_PASSWORD_LENGTH, passwordLengthProblem } from '@/components/auth/accountRules';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { updatePassword } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
+import { SubmitActions } from '@/components/ui/FormActions';
 
 
 export interface PasswordProblems {
@@ -65,12 +64,7 @@ export function PasswordCard({ onSaved }: { onSaved: (message: string) => void }
           submitted={submitted}
         />
         <NewPasswordFields next={next} repeat={repeat} onNext={setNext} onRepeat={setRepeat} problems={problems} submitted={submitted} />
-        <ProblemAlert error={error} />
-        <div>
-          <Button type="submit" variant="contained" disabled={pending}>
-            {pending ? 'Changing…' : 'Change password'}
-          </Button>
-        </div>
+        <SubmitActions error={error} label="Change password" busy={pending} busyLabel="Changing…" />
       </Stack>
     </SectionCard>
   );

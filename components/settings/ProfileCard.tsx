@@ -2,14 +2,15 @@
 /** The caller's account: who they are (read-only) and the full name they can change. */
 import { useEffect, useState, type FormEvent } from 'react';
 import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { Loading, ProblemAlert } from '@/components/ui/feedback';
+import { Loaded, ProblemAlert } from '@/components/ui/feedback';
 import { SectionCard } from '@/components/ui/SectionCard';
+import { FullNameField } from '@/components/auth/AccountFields';
 import { updateFullName, useAccount } from './useSettings';
 import { useSending } from '@/components/ui/useSending';
+import { BusyButton } from '@/components/ui/BusyButton';
+import { RowForm } from '@/components/ui/RowForm';
 
 const MAX_FULL_NAME = 64;
 
@@ -51,36 +52,32 @@ export function ProfileCard({ onSaved }: { onSaved: (message: string) => void })
 
   return (
     <SectionCard id="profile" title="Profile" description="Who you are signed in as, and the name administrators see next to your email.">
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : !account ? (
-        <Loading rows={2} />
-      ) : (
-        <Stack spacing={3}>
-          <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(4, minmax(0, 1fr))' } }}>
-            <Fact label="Email" value={account.email} />
-            <Fact label="Username" value={account.username ?? '—'} />
-            <Fact label="Domain" value={account.domain_name} />
-            <Fact label="Role" value={account.role} />
-          </Box>
-          <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
-            <TextField
-              label="Full name"
-              name="full_name"
-              autoComplete="name"
-              value={fullName}
-              onChange={(e) => setFullName(e.target.value)}
-              error={tooLong}
-              helperText={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : ' '}
-              sx={{ flexGrow: 1, maxWidth: { sm: 420 } }}
-            />
-            <Button type="submit" variant="contained" disabled={pending || tooLong || unchanged} sx={{ mt: { sm: 1 } }}>
-              {pending ? 'Saving…' : 'Save name'}
-            </Button>
+      <Loaded error={error} data={account} rows={2}>
+        {(account) => (
+          <Stack spacing={3}>
+            <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(4, minmax(0, 1fr))' } }}>
+              <Fact label="Email" value={account.email} />
+              <Fact label="Username" value={account.username ?? '—'} />
+              <Fact label="Domain" value={account.domain_name} />
+              <Fact label="Role" value={account.role} />
+            </Box>
+            <RowForm onSubmit={handleSubmit}>
+              <FullNameField
+                name="full_name"
+                autoComplete="name"
+                value={fullName}
+                onChange={setFullName}
+                problem={tooLong ? `At most ${MAX_FULL_NAME} characters (${fullName.length} now).` : null}
+                sx={{ flexGrow: 1, maxWidth: { sm: 420 } }}
+              />
+              <BusyButton type="submit" busy={pending} busyLabel="Saving…" disabled={tooLong || unchanged}>
+                Save name
+              </BusyButton>
+            </RowForm>
+            <ProblemAlert error={saveError} />
           </Stack>
-          <ProblemAlert error={saveError} />
-        </Stack>
-      )}
+        )}
+      </Loaded>
     </SectionCard>
   );
 }

@@ -22,6 +22,7 @@ import { generateSshKeypair, uploadSshKeypair, useSshPublicKey } from './useSett
 import { useSending } from '@/components/ui/useSending';
 import { useDialogTarget } from '@/components/ui/useDialogTarget';
 import { CodeField, MONO } from '@/components/ui/CodeField';
+import { BusyButton } from '@/components/ui/BusyButton';
 
 
 export function KeyText({ text, testId, maxHeight = 120 }: { text: string; testId?: string; maxHeight?: number }) {
@@ -193,9 +194,9 @@ function UploadDialog({ open, onClose, onUploaded }: { open: boolean; onClose: (
         >
           Cancel
         </Button>
-        <Button variant="contained" onClick={() => void upload()} disabled={pending}>
-          {pending ? 'Uploading…' : 'Upload keypair'}
-        </Button>
+        <BusyButton onClick={() => void upload()} busy={pending} busyLabel="Uploading…">
+          Upload keypair
+        </BusyButton>
       </DialogActions>
     </Dialog>
   );
@@ -255,9 +256,9 @@ export function SshKeypairCard({ onSaved }: { onSaved: (message: string) => void
           icon={<KeyIcon sx={{ fontSize: 36 }} />}
           title="No SSH keypair yet"
           action={
-            <Button variant="contained" startIcon={<KeyIcon />} onClick={() => void generateFirst()} disabled={generating}>
-              {generating ? 'Generating…' : 'Generate a keypair'}
-            </Button>
+            <BusyButton startIcon={<KeyIcon />} onClick={() => void generateFirst()} busy={generating} busyLabel="Generating…">
+              Generate a keypair
+            </BusyButton>
           }
         >
           Generate an ed25519 keypair here, or upload one you already use.

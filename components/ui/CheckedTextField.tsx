@@ -8,8 +8,8 @@ import TextField, { type TextFieldProps } from '@mui/material/TextField';
 export type CheckedTextFieldProps = Omit<TextFieldProps, 'error'> & {
   value: string;
   problem: string | null | undefined;
-  /** True after a first attempt to send: every problem shows, typed or not. */
-  submitted: boolean;
+  /** True after a first attempt to send: every problem shows, typed or not. Left out: a form whose button waits for valid fields. */
+  submitted?: boolean;
 };
 
 export function CheckedTextField({ value, problem, submitted, helperText = ' ', ...props }: CheckedTextFieldProps) {

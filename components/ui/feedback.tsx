@@ -98,6 +98,16 @@ export function Loading({ rows = 3, height = 28, label = 'Loading' }: { rows?: n
   );
 }
 
+/**
+ * What a card shows of something it loads: the problem when loading failed, a placeholder until `data` arrives, then
+ * what `children` makes of it (given the data, no longer undefined).
+ */
+export function Loaded<T>({ error, data, rows, children }: { error: unknown; data: T | null | undefined; rows?: number; children: (data: T) => ReactNode }) {
+  if (error) return <ProblemAlert error={error} />;
+  if (data === undefined || data === null) return <Loading rows={rows} />;
+  return <>{children(data)}</>;
+}
+
 /** Text for screen readers only (e.g. the header of an actions column). */
 export function VisuallyHidden({ children }: { children: ReactNode }) {
   return (

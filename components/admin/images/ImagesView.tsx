@@ -7,13 +7,11 @@ import { useState } from 'react';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, DeleteIcon, RefreshIcon } from '@/components/frame/icons';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { DataTable, type Column } from '@/components/ui/DataTable';
-import { FormDialog } from '@/components/ui/FormDialog';
+import { actionsColumn, DataTable, type Column } from '@/components/ui/DataTable';
 import { EmptyState, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
@@ -24,34 +22,26 @@ import { formatBytes } from '../format';
 import { ImportImageDialog } from './ImportImageDialog';
 import { aliasImage, dealiasImage, forgetImage, rescanImages, useImages, type AdminImage } from './useImages';
 import { useDialogTarget } from '@/components/ui/useDialogTarget';
+import { TextDialog } from '@/components/ui/TextDialog';
 
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
 function AliasDialog({ image, onClose, onSaved }: { image: AdminImage | null; onClose: () => void; onSaved: (alias: string) => void }) {
-  const [alias, setAlias] = useState('');
-  const valid = ALIAS.test(alias);
   return (
-    <FormDialog
+    <TextDialog
       open={image !== null}
       title={`New alias for ${image?.name ?? ''}`}
-      submitLabel="Add alias"
-      submitDisabled={!valid}
-      onOpen={() => setAlias('')}
-      onSubmit={async () => {
+      label="Alias"
+      initial=""
+      confirmLabel="Add alias"
+      problemOf={(alias) => (ALIAS.test(alias) ? null : 'Letters, digits and . _ : / -; at most 128.')}
+      helperText="Sessions may be started with this name instead."
+      onSubmit={async (alias) => {
         await aliasImage(alias, image!.name, image!.architecture);
         onSaved(alias);
       }}
       onClose={onClose}
-    >
-      <TextField
-        label="Alias"
-        value={alias}
-        onChange={(e) => setAlias(e.target.value)}
-        autoFocus
-        error={alias !== '' && !valid}
-        helperText={alias !== '' && !valid ? 'Letters, digits and . _ : / -; at most 128.' : 'Sessions may be started with this name instead.'}
-      />
-    </FormDialog>
+    />
   );
 }
 
@@ -86,17 +76,14 @@ export function ImagesView() {
     { key: 'agents', label: 'Installed on', render: (i) => (i.installed_agents?.length ? i.installed_agents.join(', ') : 'every agent'), wide: true },
   ];
   if (superadmin)
-    columns.push({
-      key: 'actions',
-      label: '',
-      align: 'right',
-      render: (i) => (
-        <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
+    columns.push(
+      actionsColumn<AdminImage>((i) => (
+        <>
           <RowAction title="Add alias" label={`Add an alias for ${i.name}`} icon={<AddIcon fontSize="small" />} onClick={() => aliasing.open(i)} size="small" />
           <RowAction title="Forget" label={`Forget ${i.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => setPending({ action: 'forget', image: i })} size="small" />
-        </Stack>
-      ),
-    });
+        </>
+      )),
+    );
 
   return (
     <>

@@ -36,6 +36,21 @@ function secondsProblem(text: string): string | null {
   return Number(text) > MAX_SECONDS ? 'At most 2147483647 seconds.' : null;
 }
 
+/** A duration in whole seconds (0: never), checked as it is typed. */
+function SecondsField({ label, value, onChange, submitted, helperText }: { label: string; value: string; onChange: (value: string) => void; submitted: boolean; helperText: string }) {
+  return (
+    <CheckedTextField
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      problem={secondsProblem(value)}
+      submitted={submitted}
+      helperText={helperText}
+      slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+    />
+  );
+}
+
 function PolicyDialog({ policy, onClose, onSaved }: { policy: Policy | null; onClose: () => void; onSaved: (name: string) => void }) {
   const [idle, setIdle] = useState('');
   const [lifetime, setLifetime] = useState('');
@@ -62,23 +77,13 @@ function PolicyDialog({ policy, onClose, onSaved }: { policy: Policy | null; onC
       onSubmit={save}
       onClose={onClose}
     >
-      <CheckedTextField
-        label="Idle timeout (seconds)"
-        value={idle}
-        onChange={(e) => setIdle(e.target.value)}
-        problem={problems.idle}
-        submitted={submitted}
-        helperText="An interactive session unused this long is ended. 0: never."
-        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
-      />
-      <CheckedTextField
+      <SecondsField label="Idle timeout (seconds)" value={idle} onChange={setIdle} submitted={submitted} helperText="An interactive session unused this long is ended. 0: never." />
+      <SecondsField
         label="Maximum session lifetime (seconds)"
         value={lifetime}
-        onChange={(e) => setLifetime(e.target.value)}
-        problem={problems.lifetime}
+        onChange={setLifetime}
         submitted={submitted}
         helperText="An interactive or batch session older than this is ended, in use or not. 0: never."
-        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
       />
     </FormDialog>
   );
@@ -114,17 +119,14 @@ function FolderPolicyCard({ kind, policies, users, error, canEdit, onEdit, onDel
     { key: 'used', label: 'Used by', render: (p) => <UsedBy names={users?.[p.name]} noun={noun} />, sortValue: (p) => users?.[p.name]?.length ?? 0 },
   ];
   if (canEdit)
-    columns.push({
-      key: 'actions',
-      label: '',
-      align: 'right',
-      render: (p) => (
+    columns.push(
+      actionsColumn<FolderPolicy>((p) => (
         <>
           <RowAction title="Edit" label={`Edit ${kind} policy ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => onEdit(p)} size="small" />
           <RowAction title="Delete" label={`Delete ${kind} policy ${p.name}`} icon={<DeleteIcon fontSize="small" />} onClick={() => onDelete(p)} size="small" />
         </>
-      ),
-    });
+      )),
+    );
   return (
     <SectionCard
       id={`${kind}-policies`}

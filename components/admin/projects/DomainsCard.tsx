@@ -2,12 +2,11 @@
 /** Domains (superadmins): create, edit the description and scaling groups, deactivate or reactivate. */
 import { useState } from 'react';
 import Button from '@mui/material/Button';
-import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { AddIcon, EditIcon, PlayIcon, StopIcon } from '@/components/frame/icons';
 import { CheckedTextField } from '@/components/ui/CheckedTextField';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { DataTable, type Column } from '@/components/ui/DataTable';
+import { actionsColumn, DataTable, type Column } from '@/components/ui/DataTable';
 import { EmptyState } from '@/components/ui/feedback';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { SectionCard } from '@/components/ui/SectionCard';
@@ -65,23 +64,18 @@ export function DomainsCard({ scalingGroups, notify }: { scalingGroups: string[]
     { key: 'description', label: 'Description', render: (d) => d.description || '—', wide: true },
     { key: 'sgroups', label: 'Scaling groups', render: (d) => (d.scaling_groups ?? []).join(', ') || '—', wide: true },
     { key: 'hosts', label: 'Storage hosts', render: (d) => hostsOf(d.allowed_vfolder_hosts).join(', ') || '—', wide: true },
-    {
-      key: 'actions',
-      label: '',
-      align: 'right',
-      render: (d) => (
-        <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
-          <RowAction title="Edit" label={`Edit domain ${d.name}`} icon={<EditIcon fontSize="small" />} onClick={() => editing.open({ domain: d })} size="small" />
-          <RowAction
-            title={d.is_active ? 'Deactivate' : 'Activate'}
-            label={`${d.is_active ? 'Deactivate' : 'Activate'} domain ${d.name}`}
-            icon={d.is_active ? <StopIcon fontSize="small" /> : <PlayIcon fontSize="small" />}
-            onClick={() => setToggling(d)}
-            size="small"
-          />
-        </Stack>
-      ),
-    },
+    actionsColumn<Domain>((d) => (
+      <>
+        <RowAction title="Edit" label={`Edit domain ${d.name}`} icon={<EditIcon fontSize="small" />} onClick={() => editing.open({ domain: d })} size="small" />
+        <RowAction
+          title={d.is_active ? 'Deactivate' : 'Activate'}
+          label={`${d.is_active ? 'Deactivate' : 'Activate'} domain ${d.name}`}
+          icon={d.is_active ? <StopIcon fontSize="small" /> : <PlayIcon fontSize="small" />}
+          onClick={() => setToggling(d)}
+          size="small"
+        />
+      </>
+    )),
   ];
   return (
     <SectionCard

@@ -9,7 +9,7 @@ import Stack from '@mui/material/Stack';
 import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { AddIcon, EditIcon, PersonAddIcon, StopIcon } from '@/components/frame/icons';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { DataTable, type Column } from '@/components/ui/DataTable';
+import { actionsColumn, DataTable, type Column } from '@/components/ui/DataTable';
 import { EmptyState } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { RowAction } from '@/components/ui/tableParts';
@@ -44,18 +44,13 @@ export function ProjectsView() {
     { key: 'policy', label: 'Policy', render: (p) => p.resource_policy ?? '—', sortValue: (p) => p.resource_policy, wide: true },
     { key: 'sgroups', label: 'Scaling groups', render: (p) => (p.scaling_groups ?? []).join(', ') || '—', wide: true },
     { key: 'hosts', label: 'Storage hosts', render: (p) => hostsOf(p.allowed_vfolder_hosts).join(', ') || '—', wide: true },
-    {
-      key: 'actions',
-      label: '',
-      align: 'right',
-      render: (p) => (
-        <Stack direction="row" sx={{ justifyContent: 'flex-end' }}>
-          <RowAction title="Members" label={`Members of ${p.name}`} icon={<PersonAddIcon fontSize="small" />} onClick={() => setMembers(p)} size="small" />
-          <RowAction title="Edit" label={`Edit ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => editing.open({ project: p })} size="small" />
-          {p.is_active && <RowAction title="Deactivate" label={`Deactivate ${p.name}`} icon={<StopIcon fontSize="small" />} onClick={() => setDeactivating(p)} size="small" />}
-        </Stack>
-      ),
-    },
+    actionsColumn<Project>((p) => (
+      <>
+        <RowAction title="Members" label={`Members of ${p.name}`} icon={<PersonAddIcon fontSize="small" />} onClick={() => setMembers(p)} size="small" />
+        <RowAction title="Edit" label={`Edit ${p.name}`} icon={<EditIcon fontSize="small" />} onClick={() => editing.open({ project: p })} size="small" />
+        {p.is_active && <RowAction title="Deactivate" label={`Deactivate ${p.name}`} icon={<StopIcon fontSize="small" />} onClick={() => setDeactivating(p)} size="small" />}
+      </>
+    )),
   ];
 
   return (

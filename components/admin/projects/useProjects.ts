@@ -77,15 +77,23 @@ export async function deactivateProject(id: string): Promise<void> {
   await refreshProjects();
 }
 
-/** Which scaling groups a project may use: associates the added ones, disassociates the removed ones. */
+/** Which scaling groups a project may use. */
 export async function setProjectScalingGroups(id: string, before: string[], after: string[]): Promise<void> {
-  for (const name of after.filter((n) => !before.includes(n))) {
-    await graphqlMutation('associate_scaling_group_with_user_group', 'mutation($sg: String!, $g: UUID!) { associate_scaling_group_with_user_group(scaling_group: $sg, user_group: $g) { ok msg } }', { sg: name, g: id });
-  }
-  for (const name of before.filter((n) => !after.includes(n))) {
-    await graphqlMutation('disassociate_scaling_group_with_user_group', 'mutation($sg: String!, $g: UUID!) { disassociate_scaling_group_with_user_group(scaling_group: $sg, user_group: $g) { ok msg } }', { sg: name, g: id });
-  }
+  await syncScalingGroups({ arg: 'user_group', type: 'UUID!', id }, before, after);
   await refreshProjects();
+}
+
+/**
+ * Associates the scaling groups `after` adds to `before` with a project (`user_group`) or domain, and disassociates
+ * those it drops, one mutation each: the four mutations differ only in the verb and the target.
+ */
+async function syncScalingGroups(target: { arg: 'user_group' | 'domain'; type: 'UUID!' | 'String!'; id: string }, before: string[], after: string[]): Promise<void> {
+  const change = (verb: 'associate' | 'disassociate', sg: string) => {
+    const field = `${verb}_scaling_group_with_${target.arg}`;
+    return graphqlMutation(field, `mutation($sg: String!, $t: ${target.type}) { ${field}(scaling_group: $sg, ${target.arg}: $t) { ok msg } }`, { sg, t: target.id });
+  };
+  for (const name of after.filter((n) => !before.includes(n))) await change('associate', name);
+  for (const name of before.filter((n) => !after.includes(n))) await change('disassociate', name);
 }
 
 export interface Member {
@@ -125,12 +133,8 @@ export async function modifyDomain(name: string, props: Record<string, unknown>)
   await refreshDomains();
 }
 
+/** Which scaling groups a domain may use. */
 export async function setDomainScalingGroups(domain: string, before: string[], after: string[]): Promise<void> {
-  for (const name of after.filter((n) => !before.includes(n))) {
-    await graphqlMutation('associate_scaling_group_with_domain', 'mutation($sg: String!, $d: String!) { associate_scaling_group_with_domain(scaling_group: $sg, domain: $d) { ok msg } }', { sg: name, d: domain });
-  }
-  for (const name of before.filter((n) => !after.includes(n))) {
-    await graphqlMutation('disassociate_scaling_group_with_domain', 'mutation($sg: String!, $d: String!) { disassociate_scaling_group_with_domain(scaling_group: $sg, domain: $d) { ok msg } }', { sg: name, d: domain });
-  }
+  await syncScalingGroups({ arg: 'domain', type: 'String!', id: domain }, before, after);
   await refreshDomains();
 }

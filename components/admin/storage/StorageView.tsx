@@ -15,12 +15,13 @@ import { useCurrentUser } from '@/components/auth/CurrentUser';
 import { EditIcon } from '@/components/frame/icons';
 import { SearchField } from '@/components/ui/SearchField';
 import { DataTable, type Column, type SortState } from '@/components/ui/DataTable';
-import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
+import { EmptyState, Loaded } from '@/components/ui/feedback';
 import { FormDialog } from '@/components/ui/FormDialog';
 import { PageHeader } from '@/components/ui/PageHeader';
 import { SectionCard } from '@/components/ui/SectionCard';
 import { RowAction } from '@/components/ui/tableParts';
 import { useToast } from '@/components/ui/useToast';
+import { usePaging } from '@/components/ui/usePaging';
 import { formatBytes } from '../format';
 import { setQuota, useFolders, useFoldersOf, useHosts, useQuotaScope, useVolumes, type AdminFolder } from './useStorage';
 
@@ -78,16 +79,14 @@ function QuotaDialog({ folder, canEdit, onClose, onSaved }: { folder: AdminFolde
       <Typography variant="body2" sx={{ fontFamily: 'monospace' }}>
         {folder?.host} / {folder?.quota_scope_id}
       </Typography>
-      {error ? (
-        <ProblemAlert error={error} />
-      ) : !scope ? (
-        <Loading rows={2} />
-      ) : (
-        <Stack spacing={0.5} data-testid="quota-scope">
-          <Typography variant="body2">Used: {formatBytes(scope.details.usage_bytes ?? 0)} in {scope.details.usage_count ?? 0} files</Typography>
-          <Typography variant="body2">Limit: {scope.details.hard_limit_bytes ? formatBytes(scope.details.hard_limit_bytes) : 'none'}</Typography>
-        </Stack>
-      )}
+      <Loaded error={error} data={scope} rows={2}>
+        {(scope) => (
+          <Stack spacing={0.5} data-testid="quota-scope">
+            <Typography variant="body2">Used: {formatBytes(scope.details.usage_bytes ?? 0)} in {scope.details.usage_count ?? 0} files</Typography>
+            <Typography variant="body2">Limit: {scope.details.hard_limit_bytes ? formatBytes(scope.details.hard_limit_bytes) : 'none'}</Typography>
+          </Stack>
+        )}
+      </Loaded>
       {canEdit && (
         <TextField label="New limit (GiB)" value={gib} onChange={(e) => setGib(e.target.value)} helperText="0 drops this scope's own limit (the resource policy's maximum applies)." slotProps={{ htmlInput: { inputMode: 'decimal' } }} />
       )}
@@ -95,14 +94,15 @@ function QuotaDialog({ folder, canEdit, onClose, onSaved }: { folder: AdminFolde
   );
 }
 
+const PAGE_SIZES = [25, 50, 100];
+
 export function StorageView() {
   const me = useCurrentUser();
   const superadmin = me.role === 'superadmin';
   const hosts = useHosts();
   const volumes = useVolumes(superadmin);
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(25);
+  const { page, pageSize, setPage, pager } = usePaging(PAGE_SIZES);
   const [sort, setSort] = useState<SortState | null>(null);
   const folders = useFolders({ search, page, pageSize, order: sort ? `${sort.direction === 'desc' ? '-' : '+'}${sort.key}` : 'name' });
   const [owner, setOwner] = useState('');
@@ -170,11 +170,7 @@ export function StorageView() {
               rows={folders.data?.vfolder_list.items}
               total={folders.data?.vfolder_list.total_count ?? 0}
               error={folders.error}
-              page={page}
-              onPage={setPage}
-              pageSize={pageSize}
-              onPageSize={setPageSize}
-              pageSizes={[25, 50, 100]}
+              {...pager}
               sort={sort}
               onSort={setSort}
               empty={<EmptyState title="No folders" />}

@@ -25,6 +25,11 @@ import { KeypairsPanel } from './KeypairsPanel';
 import { RoleChip, StatusChip } from './UsersView';
 import { modifyUser, ROLE_LABELS, useAdminUser, useUserFormOptions, type AdminUser } from './useUsers';
 import { useSending } from '@/components/ui/useSending';
+import { CardColumn } from '@/components/ui/CardsPage';
+import { BusyButton } from '@/components/ui/BusyButton';
+import { RowForm } from '@/components/ui/RowForm';
+import { SubmitActions } from '@/components/ui/FormActions';
+import { FullNameField, PasswordField } from '@/components/auth/AccountFields';
 
 function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (message: string) => void; readOnly: boolean }) {
   const me = useCurrentUser();
@@ -72,7 +77,7 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
     <SectionCard id="details" title="Details">
       <Stack component="form" spacing={2} onSubmit={handleSubmit} noValidate>
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
-          <TextField label="Full name" disabled={readOnly} value={fullName} onChange={(e) => setFullName(e.target.value)} error={Boolean(problems.fullName)} helperText={problems.fullName || ' '} />
+          <FullNameField disabled={readOnly} value={fullName} onChange={setFullName} problem={problems.fullName} />
           <TextField label="Username" disabled={readOnly} value={username} onChange={(e) => setUsername(e.target.value)} error={Boolean(problems.username)} helperText={problems.username || ' '} />
           <TextField select label="Role" disabled={readOnly} value={role} onChange={(e) => setRole(e.target.value)} helperText="Admins manage their domain; superadmins everything.">
             {roles.map((r) => (
@@ -84,13 +89,8 @@ function ProfileForm({ user, onSaved, readOnly }: { user: AdminUser; onSaved: (m
           <NameSelect label="Resource policy" disabled={readOnly} options={policies} value={policy} onChange={setPolicy} helperText=" " />
         </Box>
         <TextField label="Description" multiline minRows={2} value={description} onChange={(e) => setDescription(e.target.value)} disabled={readOnly} />
-        <ProblemAlert error={error} />
         {!readOnly && (
-          <div>
-            <Button type="submit" variant="contained" disabled={pending || !dirty}>
-              {pending ? 'Saving…' : 'Save changes'}
-            </Button>
-          </div>
+          <SubmitActions error={error} label="Save changes" busy={pending} busyLabel="Saving…" disabled={!dirty} />
         )}
       </Stack>
     </SectionCard>
@@ -114,21 +114,12 @@ function PasswordResetForm({ user, onSaved }: { user: AdminUser; onSaved: (messa
 
   return (
     <SectionCard id="reset-password" title="Reset password" description="Sets a new password for the user; give it to them, they can change it in Settings.">
-      <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={2} onSubmit={handleSubmit} noValidate sx={{ alignItems: { sm: 'flex-start' } }}>
-        <TextField
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={Boolean(problem)}
-          helperText={problem || ' '}
-          sx={{ flexGrow: 1, maxWidth: { sm: 360 } }}
-        />
-        <Button type="submit" variant="outlined" disabled={pending || !password || Boolean(problem)} sx={{ mt: { sm: 1 } }}>
-          {pending ? 'Resetting…' : 'Reset password'}
-        </Button>
-      </Stack>
+      <RowForm onSubmit={handleSubmit}>
+        <PasswordField label="New password" value={password} onChange={setPassword} problem={problem} sx={{ flexGrow: 1, maxWidth: { sm: 360 } }} />
+        <BusyButton type="submit" variant="outlined" busy={pending} busyLabel="Resetting…" disabled={!password || Boolean(problem)}>
+          Reset password
+        </BusyButton>
+      </RowForm>
       <ProblemAlert error={error} sx={{ mt: 1 }} />
     </SectionCard>
   );
@@ -210,11 +201,11 @@ export function UserDetailView({ email }: { email: string }) {
           This is your own account; you cannot deactivate it here.
         </Typography>
       )}
-      <Stack spacing={3} sx={{ maxWidth: 1100 }}>
+      <CardColumn>
         <ProfileForm user={user} onSaved={notify} readOnly={!manageable} />
         <KeypairsPanel email={user.email} onSaved={notify} readOnly={!manageable} />
         {manageable && <PasswordResetForm user={user} onSaved={notify} />}
-      </Stack>
+      </CardColumn>
       <ConfirmDialog
         open={toggling}
         title={active ? `Deactivate ${user.email}?` : `Activate ${user.email}?`}

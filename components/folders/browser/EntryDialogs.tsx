@@ -5,7 +5,7 @@
  */
 import Typography from '@mui/material/Typography';
 import { ConfirmDialog } from '@/components/ui/ConfirmDialog';
-import { TextDialog } from '../FileDialogs';
+import { TextDialog } from '@/components/ui/TextDialog';
 import { deleteEntries, joinPath, makeDirectory, moveEntry, renameEntry, type FileEntry } from '../useFolders';
 
 export type EntryDialog = { kind: 'mkdir' } | { kind: 'rename'; entry: FileEntry } | { kind: 'move' } | { kind: 'delete' };

@@ -1,9 +1,12 @@
 'use client';
-/** The one-field dialog of the folder pages (new directory, rename, move), run inside the dialog. */
+/**
+ * The one-field dialog of the dashboard (a new directory, a rename, a move, an image tag): the action runs inside
+ * the dialog with the value trimmed, and the field says what is wrong with the value before it is sent.
+ */
 import { useState } from 'react';
 import DialogContentText from '@mui/material/DialogContentText';
 import TextField from '@mui/material/TextField';
-import { FormDialog } from '@/components/ui/FormDialog';
+import { FormDialog } from './FormDialog';
 
 export interface TextDialogProps {
   open: boolean;
@@ -12,14 +15,19 @@ export interface TextDialogProps {
   label: string;
   initial: string;
   confirmLabel: string;
-  /** Why the value cannot be used, or null when it can. */
+  /** Why the (trimmed, non-empty) value cannot be used, or null when it can. */
   problemOf?: (value: string) => string | null;
   helperText?: string;
+  /** An empty value may be sent too. */
+  optional?: boolean;
+  /** The value must differ from `initial` before it can be sent. */
+  mustChange?: boolean;
+  maxLength?: number;
   onSubmit: (value: string) => Promise<unknown>;
   onClose: () => void;
 }
 
-export function TextDialog({ open, title, description, label, initial, confirmLabel, problemOf, helperText, onSubmit, onClose }: TextDialogProps) {
+export function TextDialog({ open, title, description, label, initial, confirmLabel, problemOf, helperText, optional, mustChange, maxLength, onSubmit, onClose }: TextDialogProps) {
   const [value, setValue] = useState(initial);
   const trimmed = value.trim();
   const problem = trimmed && problemOf ? problemOf(trimmed) : null;
@@ -29,7 +37,7 @@ export function TextDialog({ open, title, description, label, initial, confirmLa
       open={open}
       title={title}
       submitLabel={confirmLabel}
-      submitDisabled={!trimmed || Boolean(problem)}
+      submitDisabled={(!trimmed && !optional) || Boolean(problem) || (mustChange && trimmed === initial)}
       onOpen={() => setValue(initial)}
       onSubmit={async () => {
         await onSubmit(trimmed);
@@ -46,7 +54,7 @@ export function TextDialog({ open, title, description, label, initial, confirmLa
         fullWidth
         error={Boolean(problem)}
         helperText={problem ?? helperText}
-        slotProps={{ htmlInput: { autoComplete: 'off' } }}
+        slotProps={{ htmlInput: { autoComplete: 'off', spellCheck: false, maxLength } }}
       />
     </FormDialog>
   );
