@@ -146,7 +146,8 @@ export class Executions {
     }
 
     // query or batch: a new run, after the previous one has finished.
-    if (request.mode === 'query') await refuseCodeWithoutInterpreter(this.app, session);
+    const refusal = request.mode === 'query' ? queryRefusal(kernel) : null;
+    if (refusal) throw new Problem('invalid-api-params', refusal, { mode: 'query needs an interpreter' });
     await state.turn;
     if (request.runId && state.current?.id === request.runId && !state.current.finished) return this.deliver(session.id, state, state.current);
     const runId = request.runId ?? randomBytes(8).toString('hex');
@@ -183,24 +184,28 @@ export class Executions {
 }
 
 /**
- * Query-mode code needs an interpreter: an `app` image (one without Python, e.g. a bare busybox) answers a clear
- * error instead of feeding the code to whatever shell it has. Terminals and batch commands still work there.
+ * Why query-mode code cannot run on this kernel, or null when it can. An `app` image (one without Python, e.g. a
+ * bare busybox) has no interpreter: it answers a clear error rather than feeding the code to whatever shell it has.
+ * Terminals and batch commands still work there.
  */
-export async function refuseCodeWithoutInterpreter(app: App, session: Session): Promise<void> {
-  const image = await app.db.selectFrom('images').select(['name', 'runtime']).where('id', '=', session.image_id).executeTakeFirst();
-  if (image?.runtime !== 'app') return;
-  throw new Problem(
-    'invalid-api-params',
-    `The image ${image.name} has no interpreter for code (no ai.backend.runtime-type python with a runtime-path), so it cannot run queries: use a terminal, or mode "batch" for commands.`,
-    { mode: 'query needs an interpreter' },
-  );
+export function queryRefusal(kernel: { image_name: string | null; image_runtime: string | null }): string | null {
+  if (kernel.image_runtime !== 'app') return null;
+  return `The image ${kernel.image_name} has no interpreter for code (no ai.backend.runtime-type python with a runtime-path), so it cannot run queries: use a terminal, or mode "batch" for commands.`;
 }
 
 export async function mainKernel(app: App, session: Session) {
   if (!['RUNNING', 'RUNNING_DEGRADED'].includes(session.status)) {
     throw new Problem('invalid-api-params', `The session is ${session.status}, not RUNNING.`, { session: session.status });
   }
-  const kernel = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', session.id).where('cluster_role', '=', 'main').executeTakeFirst();
+  // The session's image comes along (what its runtime allows: queryRefusal), in the same query.
+  const kernel = await app.db
+    .selectFrom('kernels')
+    .leftJoin('images', (join) => join.on('images.id', '=', session.image_id))
+    .selectAll('kernels')
+    .select(['images.name as image_name', 'images.runtime as image_runtime'])
+    .where('kernels.session_id', '=', session.id)
+    .where('kernels.cluster_role', '=', 'main')
+    .executeTakeFirst();
   // Another replica may have launched it: reachKernel adopts it here first.
   if (!kernel?.agent_id || !(await reachKernel(app, kernel))?.isAlive(kernel.id)) {
     throw new Problem('kernel-execution-failed', 'The session has no running kernel.');

@@ -8,7 +8,7 @@ import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import type { App } from '../app';
 import type { Session } from '../db/schema';
-import { mainKernel, mergeConsole, refuseCodeWithoutInterpreter, type ConsoleItem } from '../sessions/execute';
+import { mainKernel, mergeConsole, queryRefusal, type ConsoleItem } from '../sessions/execute';
 import type { RunnerEvent } from '../agents/channel/connection';
 import { holdSession } from '../culling/activity';
 
@@ -44,12 +44,9 @@ export function serveExecute(app: App, session: Session, ws: WebSocket): void {
         return fail('The first frame must be {"mode":"query"|"batch","code":…,"options":…}.');
       }
       try {
-        if (request.mode === 'query') await refuseCodeWithoutInterpreter(app, session);
-      } catch (err) {
-        return fail(err instanceof Error ? err.message : String(err));
-      }
-      try {
         const kernel = await mainKernel(app, session);
+        const refusal = request.mode === 'query' ? queryRefusal(kernel) : null;
+        if (refusal) return fail(refusal);
         const connection = await app.agents.get(kernel.agent_id!)!.execute(kernel.id, { mode: request.mode, code: request.code, options: request.options ?? {} });
         send = (message) => connection.send(message);
         holdSession(session.id, connection);

@@ -11,7 +11,7 @@
  * jumps ahead; callers give no estimate under LIFO), sessions waiting for dependencies, and sessions ending early.
  */
 import type { Amounts } from '../../resources/slots';
-import { schedule, type AgentCapacity, type PendingSession, type Placement, type ScopeLimit, type Selection } from './schedule';
+import { schedule, sessionSlots, type AgentCapacity, type PendingSession, type ScheduleInput } from './schedule';
 
 /** How long a session may run, as the culler and the batch runner enforce it. */
 export interface Lifetime {
@@ -37,19 +37,13 @@ export interface Holder {
   kernels: { agentId: string; slots: Amounts }[];
 }
 
-export interface EstimateInput {
+/** A pass's input (the agents, the limits, the policy, now), with what the simulation plays forward. */
+export interface EstimateInput extends Omit<ScheduleInput, 'pending' | 'cursor'> {
   /** In line now (their reserved time reached, dependencies done). */
   pending: (PendingSession & { life: Lifetime })[];
   /** Reserved, joining the line at their startsAt. */
   joining: (PendingSession & { life: Lifetime })[];
   holders: Holder[];
-  agents: AgentCapacity[];
-  keypairs: Map<string, ScopeLimit>;
-  groups: Map<string, ScopeLimit>;
-  domains: Map<string, ScopeLimit>;
-  selection: Selection;
-  placement: Placement;
-  now: number;
   /** Stop once all of these started (or can no longer be estimated). */
   targets: Set<string>;
 }
@@ -85,12 +79,10 @@ export function estimateStarts(input: EstimateInput): Map<string, number> {
     cursor = result.cursor;
     for (const session of waiting.filter((s) => result.assigned.has(s.id))) {
       starts.set(session.id, t);
-      const total: Amounts = {};
-      for (const [k, v] of Object.entries(session.perKernel)) total[k] = v * session.kernelCount;
       insert(events, {
         at: Math.max(t, endBy(session.life, t)),
         release: {
-          endBy: endBy(session.life, t), accessKey: session.accessKey, groupId: session.groupId, domainName: session.domainName, slots: total,
+          endBy: endBy(session.life, t), accessKey: session.accessKey, groupId: session.groupId, domainName: session.domainName, slots: sessionSlots(session),
           counts: true, countsForConcurrency: session.countsForConcurrency,
           kernels: result.assigned.get(session.id)!.map((agentId) => ({ agentId, slots: session.perKernel })),
         },

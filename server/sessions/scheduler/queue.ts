@@ -128,7 +128,8 @@ export async function queuePlaces(app: App, sessions: PendingRef[]): Promise<Map
       if (selection === 'fifo' && positions.size && inLine <= ESTIMATE_CAP) rows = await lineRows(app.db, sgroup, now);
     }
     const inLine = new Set(mine.filter((s) => index.has(s.id)).map((s) => s.id));
-    const starts = rows && inLine.size && selection !== 'lifo' ? await estimate(app.db, sgroup, rows, selection, inLine, now) : new Map<string, number>();
+    // rows are loaded only where an estimate is given (DRF, or FIFO up to ESTIMATE_CAP): never under LIFO.
+    const starts = rows && inLine.size ? await estimate(app.db, sgroup, rows, selection, inLine, now) : new Map<string, number>();
     const reserved = mine.filter((s) => !index.has(s.id) && s.starts_at && s.starts_at.getTime() > now.getTime());
     const blocked = await blockedByDependencies(app.db, reserved.map((s) => s.id));
     for (const s of mine) {

@@ -83,7 +83,8 @@ export interface ScheduleResult {
   cursor: number;
 }
 
-function sessionSlots(s: PendingSession): Amounts {
+/** What a session asks for in all: each kernel's slots times its kernels. */
+export function sessionSlots(s: PendingSession): Amounts {
   const out: Amounts = {};
   for (const [k, v] of Object.entries(s.perKernel)) out[k] = v * s.kernelCount;
   return out;
