@@ -82,6 +82,8 @@ it('shows a session the time it has left before the idle timeout', async () => {
     await left.waitFor();
     expect(await left.innerText()).toMatch(/^(59m|1h)( \d+s)? left unless used \(ends after 1h idle\)$|^\d+m left unless used \(ends after 1h idle\)$/);
   } finally {
+    // Leave the page first: its terminal would otherwise try to reconnect to the ending session (a console error).
+    await page.goto('about:blank');
     await client.call('DELETE', '/session/idle-shown');
     client.close();
   }
