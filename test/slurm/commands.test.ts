@@ -121,8 +121,10 @@ describe('SlurmCommands on the test cluster', () => {
   });
 
   it('sends a signal to the batch script itself', async () => {
-    const { jobId } = await submit(path.join(dir, 'never-2'), 0);
+    const { jobId, output } = await submit(path.join(dir, 'never-2'), 0);
     await jobIn(jobId, ['RUNNING']);
+    // RUNNING comes before the shell has read its trap; its first line of output comes after.
+    await until('the script past its trap', async () => existsSync(output) && readFileSync(output, 'utf8').includes('host='));
     await slurm.cancel(jobId, 'USR1');
     expect(await jobIn(jobId, ENDED)).toMatchObject({ state: 'FAILED', exitCode: 42 });
   });
