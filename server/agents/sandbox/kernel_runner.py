@@ -8,11 +8,63 @@ library only: it runs on the host's /usr/bin/python3 inside the sandbox.
 Protocol: a client connects and sends one request line {"op": ...}; the runner answers with event lines
 {"t": ...}. Long operations (exec, pty) keep the connection for their whole life.
 """
+import os
+import sys
+import _signal
+import _socket
+
+SOCKET_PATH, RUNTIME = sys.argv[1], sys.argv[2]
+WORKDIR = os.environ.get('HOME', '/home/work')
+STATE_DIR = os.path.join(WORKDIR, '.berth')
+# The exit code of the session's batch command, kept for a manager that restarted while it ran.
+BATCH_RESULT = os.path.join(STATE_DIR, 'batch-result.json')
+
+
+def run_bootstrap():
+    script = os.path.join(STATE_DIR, 'bootstrap.sh')
+    if os.path.exists(script):
+        import subprocess
+        sys.__stderr__.write('[runner] running the bootstrap script\n')
+        code = subprocess.call(['/bin/bash', script], cwd=WORKDIR, stdin=subprocess.DEVNULL)
+        sys.__stderr__.write(f'[runner] bootstrap script exited with {code}\n')
+
+
+def signal_ready():
+    """Tells the launcher we listen, through the pipe it passed as fd 3 (then closes it for good)."""
+    try:
+        os.write(3, b'ready\n')
+        os.close(3)
+    except OSError:
+        pass
+
+
+def listen():
+    """
+    Runs the bootstrap script, listens on the runner's socket and says ready, before the rest of the runner is
+    imported (json, subprocess, threading, pty: most of an interpreter's start). The session is RUNNING once its
+    socket takes connections; a first request waits in the backlog for the few milliseconds the imports take.
+    Only C modules are used until then (_socket, _signal), which cost nothing to import.
+    """
+    os.makedirs(STATE_DIR, exist_ok=True)
+    run_bootstrap()
+    if os.path.exists(SOCKET_PATH):
+        os.unlink(SOCKET_PATH)
+    server = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    server.bind(SOCKET_PATH)
+    server.listen(64)
+    _signal.signal(_signal.SIGTERM, lambda *_: os._exit(0))
+    signal_ready()
+    return server
+
+
+if __name__ == '__main__':
+    LISTENER = listen()
+
+# The rest of the runner, imported after it said ready (see listen).
 import binascii
 import builtins
 import fcntl
 import json
-import os
 import pty
 import queue
 import select
@@ -20,16 +72,9 @@ import signal
 import socket
 import struct
 import subprocess
-import sys
 import termios
 import threading
 import time
-
-SOCKET_PATH, RUNTIME = sys.argv[1], sys.argv[2]
-WORKDIR = os.environ.get('HOME', '/home/work')
-STATE_DIR = os.path.join(WORKDIR, '.berth')
-# The exit code of the session's batch command, kept for a manager that restarted while it ran.
-BATCH_RESULT = os.path.join(STATE_DIR, 'batch-result.json')
 
 main_jobs = queue.Queue()
 namespace = {'__name__': '__main__', '__builtins__': builtins}
@@ -453,35 +498,10 @@ def serve(server):
         threading.Thread(target=handle, args=(sock,), daemon=True).start()
 
 
-def run_bootstrap():
-    script = os.path.join(STATE_DIR, 'bootstrap.sh')
-    if os.path.exists(script):
-        log('running the bootstrap script')
-        code = subprocess.call(['/bin/bash', script], cwd=WORKDIR, stdin=subprocess.DEVNULL)
-        log(f'bootstrap script exited with {code}')
-
-
-def signal_ready():
-    """Tells the launcher we listen, through the pipe it passed as fd 3 (then closes it for good)."""
-    try:
-        os.write(3, b'ready\n')
-        os.close(3)
-    except OSError:
-        pass
-
-
 def main():
-    os.makedirs(STATE_DIR, exist_ok=True)
-    run_bootstrap()
-    if os.path.exists(SOCKET_PATH):
-        os.unlink(SOCKET_PATH)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(SOCKET_PATH)
-    server.listen(64)
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    server = socket.socket(fileno=LISTENER.detach())
     threading.Thread(target=serve, args=(server,), daemon=True).start()
     log(f'ready ({RUNTIME})')
-    signal_ready()
     # Started with -S, so a launch does not wait for site-packages' .pth files: load them now, before the first
     # job (user code sees the usual sys.path, user site included; apps and commands start their own interpreters).
     if sys.flags.no_site:
