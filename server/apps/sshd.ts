@@ -7,7 +7,6 @@
  * port forwarding reaches only the session's own preopen ports (the local sandbox shares the host's network, so
  * "localhost:*" would reach other sessions' apps).
  */
-import type { App } from '../app';
 import type { KernelFile } from '../agents/agent';
 import type { Kernel, Session } from '../db/schema';
 import { generateSshKeypair } from '../accounts/ssh-keypair';
@@ -59,11 +58,10 @@ export function sshdConfig(preopenPorts: number[]): string {
 }
 
 /** The files sshd needs, written into the kernel's scratch directory at launch (all private to the session user). */
-export async function sshdFiles(app: App, session: Pick<Session, 'access_key' | 'name'>, kernel: Pick<Kernel, 'service_ports'>): Promise<KernelFile[]> {
+export function sshdFiles(session: Pick<Session, 'name'>, kernel: Pick<Kernel, 'service_ports'>, userPublicKey: string | null): KernelFile[] {
   const host = generateSshKeypair(`berth-host-${session.name}`);
   const sessionKey = generateSshKeypair(`berth-session-${session.name}`);
-  const user = await app.db.selectFrom('keypairs').select('ssh_public_key').where('access_key', '=', session.access_key).executeTakeFirst();
-  const authorized = [sessionKey.publicKey.trim(), ...(user?.ssh_public_key ? [user.ssh_public_key.trim()] : [])].join('\n') + '\n';
+  const authorized = [sessionKey.publicKey.trim(), ...(userPublicKey ? [userPublicKey.trim()] : [])].join('\n') + '\n';
   const preopen = (kernel.service_ports ?? []).filter((p) => p.protocol === 'preopen').flatMap((p) => p.ports);
   return [
     { path: `${DIR}/ssh_host_ed25519_key`, content: host.privateKey, mode: 0o600 },

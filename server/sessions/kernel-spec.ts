@@ -1,16 +1,29 @@
 /** What a kernel is started with: environment, limits, cluster peers, dotfiles, sshd's keys and the bootstrap script. */
 import type { App } from '../app';
-import type { KernelFile, KernelSpec, Runtime } from '../agents/agent';
+import type { KernelFile, KernelMount, KernelSpec, Runtime } from '../agents/agent';
 import type { Dotfile, Image, Kernel, Session } from '../db/schema';
 import { parseAmount, toAmounts } from '../resources/slots';
 import { isEngineImage } from '../images/engine-images';
 import { kernelMountsFor } from '../storage/session-mounts';
 import { lookupPath } from '../userconfig/validation';
 import { sshdFiles } from '../apps/sshd';
+import { loadKernelContext, type KernelContext } from './kernel-context';
 
 const MAX_PIDS = 4096;
 
-export async function buildKernelSpec(app: App, session: Session, kernel: Kernel, peers: Kernel[], image: Image): Promise<KernelSpec> {
+/**
+ * The specs of a session's kernels (all of them, or the `only` ones). What they share is read once: the session's
+ * context in one query (./kernel-context) and its folders, so a cluster session costs no more queries than one
+ * kernel, and a launch waits on as few round trips as it can.
+ */
+export async function buildKernelSpecs(app: App, session: Session, peers: Kernel[], image: Image, only: Kernel[] = peers): Promise<KernelSpec[]> {
+  const [context, mounts] = await Promise.all([loadKernelContext(app, session), kernelMountsFor(app, session)]);
+  const dotfiles = mergedDotfiles(context);
+  return only.map((kernel) => kernelSpec(session, kernel, peers, image, { context, mounts, dotfiles }));
+}
+
+function kernelSpec(session: Session, kernel: Kernel, peers: Kernel[], image: Image, shared: { context: KernelContext; mounts: KernelMount[]; dotfiles: KernelFile[] }): KernelSpec {
+  const { context } = shared;
   const slots = toAmounts(kernel.occupied_slots);
   const hostnames = peers.map((k) => k.cluster_hostname);
   const environ: Record<string, string> = {
@@ -45,12 +58,13 @@ export async function buildKernelSpec(app: App, session: Session, kernel: Kernel
     hosts: Object.fromEntries(hostnames.map((h) => [h, '127.0.0.1'])),
     environ,
     limits: { memoryBytes: slots.mem || undefined, cpus: slots.cpu || undefined, pids: MAX_PIDS, gpus: slots['cuda.device'] || slots['cuda.shares'] || undefined, shmBytes: shmBytes(session) },
-    mounts: await kernelMountsFor(app, session),
+    mounts: shared.mounts,
     // The session's SSH server files come last, so no dotfile replaces them.
-    files: [...(await dotfilesFor(app, session)), ...(await sshdFiles(app, session, kernel))],
-    bootstrapScript: await bootstrapScriptFor(app, session),
+    files: [...shared.dotfiles, ...sshdFiles(session, kernel, context.sshPublicKey)],
+    bootstrapScript: session.bootstrap_script || context.userBootstrapScript || undefined,
     snapshotDir: image.snapshot_dir,
-    placement: await placementFor(app, session),
+    // What a cluster backend passes on to its workload manager: the project (as an account) and the time limit.
+    placement: { account: context.groupName, timeLimitSeconds: context.maxSessionLifetime || null },
   };
 }
 
@@ -59,32 +73,13 @@ function shmBytes(session: Session): number | undefined {
   return Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : undefined;
 }
 
-/** What a cluster backend passes on to its workload manager: the project (as an account) and the time limit. */
-async function placementFor(app: App, session: Session): Promise<KernelSpec['placement']> {
-  const [group, policy] = await Promise.all([
-    app.db.selectFrom('groups').select('name').where('id', '=', session.group_id).executeTakeFirst(),
-    app.db
-      .selectFrom('keypairs')
-      .innerJoin('keypair_resource_policies as p', 'p.name', 'keypairs.resource_policy')
-      .select('p.max_session_lifetime')
-      .where('keypairs.access_key', '=', session.access_key)
-      .executeTakeFirst(),
-  ]);
-  return { account: group?.name ?? null, timeLimitSeconds: policy?.max_session_lifetime || null };
-}
-
 /**
  * Domain, then project, then user dotfiles: a later scope overrides an earlier one at the same path, and an
  * earlier file that would be a folder of a later one (or inside it) gives way, so the files never collide.
  */
-async function dotfilesFor(app: App, session: Session): Promise<KernelFile[]> {
-  const [domain, group, user] = await Promise.all([
-    app.db.selectFrom('domains').select('dotfiles').where('name', '=', session.domain_name).executeTakeFirst(),
-    app.db.selectFrom('groups').select('dotfiles').where('id', '=', session.group_id).executeTakeFirst(),
-    app.db.selectFrom('users').select('dotfiles').where('uuid', '=', session.user_uuid).executeTakeFirst(),
-  ]);
+function mergedDotfiles(context: KernelContext): KernelFile[] {
   const byPath = new Map<string, Dotfile>();
-  for (const list of [domain?.dotfiles, group?.dotfiles, user?.dotfiles]) {
+  for (const list of [context.domainDotfiles, context.groupDotfiles, context.userDotfiles]) {
     for (const file of list ?? []) {
       const path = lookupPath(file.path);
       if (!path) continue;
@@ -95,10 +90,4 @@ async function dotfilesFor(app: App, session: Session): Promise<KernelFile[]> {
     }
   }
   return [...byPath.entries()].map(([path, f]) => ({ path, content: f.data, mode: parseInt(f.permission, 8) }));
-}
-
-async function bootstrapScriptFor(app: App, session: Session): Promise<string | undefined> {
-  if (session.bootstrap_script) return session.bootstrap_script;
-  const user = await app.db.selectFrom('users').select('bootstrap_script').where('uuid', '=', session.user_uuid).executeTakeFirst();
-  return user?.bootstrap_script || undefined;
 }

@@ -9,7 +9,7 @@ import type { App } from '../app';
 import type { Agent, KernelInfo } from '../agents/agent';
 import type { Kernel, Session } from '../db/schema';
 import { json } from '../db';
-import { buildKernelSpec } from './kernel-spec';
+import { buildKernelSpecs } from './kernel-spec';
 import { publishKernelEvent, transitionKernel, transitionSession } from './transition';
 import { moveKernelToAgent, releaseKernelSlots } from './release';
 import { runBatch } from './batch';
@@ -70,12 +70,8 @@ async function startKernels(app: App, session: Session, kernels: Kernel[]): Prom
       if (kernel) await publishKernelEvent(app, kernel, 'kernel_creating', '', null);
     }
   };
-  const results = await Promise.all(
-    [...byAgent].map(async ([agent, own]) => {
-      const specs = await Promise.all(own.map((kernel) => buildKernelSpec(app, session, kernel, kernels, image)));
-      return agent.createKernels(specs, { placed });
-    }),
-  );
+  const specs = new Map((await buildKernelSpecs(app, session, kernels, image)).map((spec) => [spec.kernelId, spec]));
+  const results = await Promise.all([...byAgent].map(([agent, own]) => agent.createKernels(own.map((kernel) => specs.get(kernel.id)!), { placed })));
   return results.flat();
 }
 

@@ -3,7 +3,7 @@ import type { App } from '../app';
 import type { Session } from '../db/schema';
 import { Problem } from '../http/problem';
 import { json } from '../db';
-import { buildKernelSpec } from './kernel-spec';
+import { buildKernelSpecs } from './kernel-spec';
 import { transitionKernel, transitionSession } from './transition';
 
 export async function restartSession(app: App, session: Session): Promise<void> {
@@ -16,7 +16,7 @@ export async function restartSession(app: App, session: Session): Promise<void> 
       const agent = app.agents.get(kernel.agent_id ?? '');
       if (!agent) throw new Error('the kernel\'s agent is not connected');
       await agent.destroyKernel(kernel.id, { keepScratch: true });
-      const spec = await buildKernelSpec(app, restarting, kernel, kernels, image);
+      const [spec] = await buildKernelSpecs(app, restarting, kernels, image, [kernel]);
       const [info] = await agent.createKernels([{ ...spec, snapshotDir: null, files: [] }]);
       await app.db.updateTable('kernels').set({ agent_id: info.agentId, container_id: info.containerId, channel: json(info.endpoint) }).where('id', '=', kernel.id).execute();
       await transitionKernel(app, kernel.id, 'RUNNING', { reason: 'restarting' });
