@@ -3,8 +3,7 @@
  * with limits through cgroups. Kernels are started detached and reached over Unix sockets (the fastest channel on
  * one machine), so they outlive a manager restart and are adopted again on the next start.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, LaunchHooks } from '../agent';
 import { RunnerAgent } from '../channel/runner-agent';
@@ -12,6 +11,7 @@ import { kernelDir, kernelRunDir, prepareScratch, readTail, writeEtcFiles } from
 import { sandboxArgv } from '../sandbox/sandbox';
 import { detectCgroups, KernelCgroup } from './cgroups';
 import { isRunning, killTree } from './process-tree';
+import { Spawner } from './spawner';
 
 export interface LocalAgentOptions {
   id: string;
@@ -26,7 +26,8 @@ export interface LocalAgentOptions {
 
 interface KernelRecord {
   pid: number;
-  child: ChildProcess | null;
+  /** The spawner reports this sandbox's exit; otherwise (adopted after a restart) its pid is polled. */
+  reported: boolean;
   cgroup: KernelCgroup;
   destroying: boolean;
   exited: boolean;
@@ -41,12 +42,14 @@ export class LocalAgent extends RunnerAgent implements Agent {
   private readonly exitListeners: ((exit: KernelExit) => void)[] = [];
   private readonly uid: number | null;
   private readonly watch: NodeJS.Timeout;
+  private readonly spawner: Spawner;
 
   constructor(private readonly options: LocalAgentOptions) {
     super();
     this.id = options.id;
     this.uid = process.getuid?.() === 0 ? options.kernelUid : null;
     this.limitsReport = detectCgroups().reason;
+    this.spawner = new Spawner(path.join(path.dirname(options.runnerPath), '../local/spawner.py'));
     // Adopted kernels have no child handle: notice their exit by polling.
     this.watch = setInterval(() => this.pollAdopted(), 2_000);
     this.watch.unref();
@@ -97,41 +100,21 @@ export class LocalAgent extends RunnerAgent implements Agent {
       etcFiles,
       cgroupProcs,
     });
-    const log = openSync(dir.log, 'a');
-    // fd 3 is a pipe the runner writes "ready" to once it listens: no polling for the socket.
-    const child = spawn(file, args, { detached: true, stdio: ['ignore', log, log, 'pipe'] });
-    closeSync(log);
-    child.unref();
-    const record: KernelRecord = { pid: child.pid!, child, cgroup, destroying: false, exited: false };
+    const sandbox = await this.spawner.start([file, ...args], dir.log);
+    const record: KernelRecord = { pid: sandbox.pid, reported: true, cgroup, destroying: false, exited: false };
     this.kernels.set(spec.kernelId, record);
-    child.once('exit', (code, signal) => this.handleExit(spec.kernelId, record, code ?? (signal ? 128 + 9 : null)));
+    sandbox.onExit(({ code, lost }) => {
+      if (lost) record.reported = false; // polled from now on
+      else this.handleExit(spec.kernelId, record, code);
+    });
     try {
-      await this.waitReady(child, record, this.options.startTimeoutMs ?? 60_000);
+      await withTimeout(sandbox.ready, this.options.startTimeoutMs ?? 60_000, 'the kernel did not become ready in time');
     } catch (err) {
       await this.destroyKernel(spec.kernelId);
       const tail = readTail(dir.log, 2000);
       throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? `\n${tail}` : ''}`);
     }
     return { kernelId: spec.kernelId, agentId: this.id, containerId: String(record.pid), endpoint: { kind: 'unix', path: this.socketPath(spec.kernelId) }, scratchDir: dir.scratch };
-  }
-
-  private waitReady(child: ChildProcess, record: KernelRecord, timeoutMs: number): Promise<void> {
-    const pipe = child.stdio[3] as NodeJS.ReadableStream & { destroy(): void; unref?(): void };
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error('the kernel did not become ready in time')), timeoutMs);
-      const onExit = () => finish(new Error('the kernel exited while starting'));
-      pipe.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && finish(null));
-      pipe.on('end', () => setTimeout(() => record.exited && onExit(), 50));
-      child.once('exit', onExit);
-      function finish(err: Error | null) {
-        clearTimeout(timer);
-        child.off('exit', onExit);
-        pipe.removeAllListeners();
-        pipe.destroy();
-        if (err) reject(err);
-        else resolve();
-      }
-    });
   }
 
   /** `record` is the sandbox that exited: after a restart a new sandbox may already hold the kernel's id. */
@@ -148,7 +131,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
 
   private pollAdopted(): void {
     for (const [kernelId, record] of this.kernels) {
-      if (!record.child && !record.exited && !isRunning(record.pid)) this.handleExit(kernelId, record, null);
+      if (!record.reported && !record.exited && !isRunning(record.pid)) this.handleExit(kernelId, record, null);
     }
   }
 
@@ -174,7 +157,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
     const pid = Number(containerId);
     if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) return false;
     if (!(await RunnerAgent.answers({ kind: 'unix', path: this.socketPath(kernelId) }))) return false;
-    this.kernels.set(kernelId, { pid, child: null, cgroup: new KernelCgroup(kernelId), destroying: false, exited: false });
+    this.kernels.set(kernelId, { pid, reported: false, cgroup: new KernelCgroup(kernelId), destroying: false, exited: false });
     return true;
   }
 
@@ -203,7 +186,12 @@ export class LocalAgent extends RunnerAgent implements Agent {
   async close(): Promise<void> {
     clearInterval(this.watch);
     // Kernels keep running: the next manager adopts them.
-    for (const record of this.kernels.values()) record.child?.removeAllListeners('exit');
+    this.spawner.close();
     this.kernels.clear();
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }
