@@ -15,7 +15,7 @@ const spec: KernelSpec = {
   hostname: 'main1', hosts: {}, environ: { FOO: 'bar', HOME: '/root' }, limits: { memoryBytes: 2 ** 30, cpus: 1.5, pids: 512, gpus: 2, shmBytes: 2 ** 27 },
   mounts: [{ hostPath: '/data/f1', kernelPath: '/home/work/f1', readOnly: true }, { hostPath: '/data/f2', kernelPath: '/home/work/f2', readOnly: false }], files: [],
 };
-const plan: ContainerPlan = { spec, image: spec.image!, imagePython: '/usr/bin/python3', uid: 64000, scratchDir: '/d/k1/work', runDir: '/tmp/berth-run/k1', runnerPath: '/b/kernel_runner.py', network: 'berth-session-s1', gpuDriver: 'nvidia' };
+const plan: ContainerPlan = { spec, image: spec.image!, imagePython: '/usr/bin/python3', uid: 64000, scratchDir: '/d/k1/work', runDir: '/tmp/berth-run/k1', runnerPath: '/b/kernel_runner.py', xterm: [], network: 'berth-session-s1', gpuDriver: 'nvidia' };
 
 describe('the container request', () => {
   const options = containerOptions(plan);
