@@ -5,8 +5,10 @@
  * files, logs and destroy; an image without Python refused there; a client certificate the engine does not trust
  * makes the agent LOST; bad input stays 4xx.
  */
+import http from 'node:http';
 import path from 'node:path';
 import Docker from 'dockerode';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { connectStream, b64, unb64 } from '../helpers/ws';
@@ -40,6 +42,16 @@ async function run(name: string, code: string, mode: 'query' | 'batch' = 'query'
     console.push(...result.console);
   }
   return { ...result, stdout: console.filter(([k]) => k === 'stdout').map(([, v]) => v).join('') };
+}
+
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    }).on('error', reject);
+  });
 }
 
 async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
@@ -116,6 +128,57 @@ describe('an interactive session on the tcp engine', () => {
     expect(bytes.text).toBe('from-the-container\n');
     const logs = await alice.client.call('GET', `/session/${name}/logs`);
     expect(logs.result.logs).toContain('[runner] ready (python)');
+  });
+
+  /**
+   * The app connections open now through the engine: the container's live execs bridging to address:port. (This
+   * test engine is on this machine, where the container's address is reachable too: this is what shows the proxy
+   * did not connect directly.)
+   */
+  async function bridged(): Promise<string[]> {
+    const execs = await Promise.all(((await docker.getContainer(containerId).inspect()).ExecIDs ?? []).map((id) => docker.getExec(id).inspect()));
+    return execs.filter((e) => e.Running).map((e) => e.ProcessConfig.arguments.slice(-2).join(':'));
+  }
+
+  it('serves its apps through the app proxy by exec into the container (HTTP and the web terminal\'s WebSocket)', async () => {
+    const info = await docker.getContainer(containerId).inspect();
+    const address = info.NetworkSettings.Networks[`berth-session-${sessionId}`].IPAddress;
+    const started = await alice.client.call('POST', `/session/${name}/start-service`, { body: { app: 'ttyd' } });
+    const route = await t.app.db.selectFrom('app_routes').selectAll().where('session_id', '=', sessionId).where('app', '=', 'ttyd').executeTakeFirstOrThrow();
+    expect(route.host).toBe(address);
+    const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${sessionId}/add?app=ttyd`)).body);
+    const auth = await get(added.url);
+    const cookie = String(auth.headers['set-cookie']![0]).split(';')[0];
+    const base = auth.headers.location!;
+    const page = await get(base, { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    // Keep-alive through the tunnel: a second request on the same agent.
+    expect(JSON.parse((await get(`${base}token`, { Cookie: cookie })).body)).toEqual({ token: '' });
+    const ws = new WebSocket(`${base.replace('http', 'ws')}ws`, ['tty'], { headers: { Cookie: cookie } });
+    let output = '';
+    const answered = new Promise<void>((resolve) => {
+      ws.on('message', (data: Buffer) => {
+        if (data[0] === 0x30) output += data.subarray(1).toString();
+        if (output.includes('ttyd-says-42')) resolve();
+      });
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    ws.send(JSON.stringify({ AuthToken: '', columns: 80, rows: 24 }));
+    ws.send(Buffer.from('0echo ttyd-says-$((6*7))\n'));
+    await answered;
+    expect(await bridged()).toContain(`${address}:${route.host_port}`);
+    ws.close();
+    // The `web` app of the image's labels (Python's http.server) answers through the proxy as well.
+    const web = await alice.client.call('POST', `/session/${name}/start-service`, { body: { app: 'web' } });
+    const webAdded = JSON.parse((await get(`${web.wsproxy_addr}/v2/proxy/${web.token}/${sessionId}/add?app=web`)).body);
+    const webAuth = await get(webAdded.url);
+    const webPage = await get(webAuth.headers.location!, { Cookie: String(webAuth.headers['set-cookie']![0]).split(';')[0] });
+    expect(webPage.status).toBe(404);
+    expect(webPage.body).toContain('Error response');
   });
 
   it('removes its container and network on destroy', async () => {

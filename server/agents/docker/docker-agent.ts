@@ -20,6 +20,8 @@ import { xtermFiles } from '../sandbox/xterm';
 import type { DockerEngine } from './engine';
 import { demuxLogs, statsFrom } from './engine-data';
 import { commitImage } from './commit-image';
+import { openBridge } from './exec-channel';
+import type { Duplex } from 'node:stream';
 
 export interface DockerAgentOptions {
   engine: DockerEngine;
@@ -104,6 +106,17 @@ export class DockerAgent extends RunnerAgent implements Agent {
   ownsAppHost(host: string): boolean {
     for (const record of this.kernels.values()) if (record.address === host && !record.exited) return true;
     return false;
+  }
+
+  /** On a remote engine the session network is out of reach: an app is reached by exec in its own container. */
+  appConnector(host: string): ((port: number) => Promise<Duplex>) | null {
+    if (this.options.engine.local) return null;
+    for (const record of this.kernels.values()) {
+      const endpoint = record.endpoint;
+      if (record.address !== host || record.exited || endpoint.kind !== 'docker-exec') continue;
+      return (port) => openBridge(this.docker, endpoint, [host, String(port)]);
+    }
+    return null;
   }
 
   protected endpoint(kernelId: string): KernelEndpoint {

@@ -9,11 +9,20 @@ import { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { DockerExecEndpoint } from '../channel/endpoint';
 
-/** argv[1]: the runner's socket. Unbuffered both ways (os.read/os.write), half-close passed on. */
+/**
+ * argv: the runner's socket, or a host and port (an app in the container). Once connected it writes `+` to stderr,
+ * so the opener knows the far end is there (a refused connection is the traceback instead). Unbuffered both ways
+ * (os.read/os.write), half-close passed on.
+ */
 export const BRIDGE = `
 import os, socket, sys, threading
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
+if len(sys.argv) == 2:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+else:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+os.write(2, b'+')
 def up():
     while True:
         data = os.read(0, 65536)
@@ -36,31 +45,73 @@ export function registerExecEngine(url: string, docker: Docker): void {
   engines.set(url, docker);
 }
 
-export async function openExecChannel(endpoint: DockerExecEndpoint): Promise<Duplex> {
+export function openExecChannel(endpoint: DockerExecEndpoint): Promise<Duplex> {
   const docker = engines.get(endpoint.engine);
-  if (!docker) throw new Error(`the Docker engine ${endpoint.engine} is not one this manager drives`);
-  const exec = await docker.getContainer(endpoint.container).exec({
-    Cmd: [endpoint.python, '-I', '-c', BRIDGE, endpoint.socket],
+  if (!docker) return Promise.reject(new Error(`the Docker engine ${endpoint.engine} is not one this manager drives`));
+  return openBridge(docker, endpoint, [endpoint.socket]);
+}
+
+/** A byte stream to `target` (a Unix socket path, or host and port) inside the container; resolves once connected. */
+export async function openBridge(docker: Docker, where: Pick<DockerExecEndpoint, 'container' | 'user' | 'python'>, target: string[]): Promise<Duplex> {
+  const exec = await docker.getContainer(where.container).exec({
+    Cmd: [where.python, '-I', '-c', BRIDGE, ...target],
     AttachStdin: true,
     AttachStdout: true,
-    AttachStderr: false,
+    AttachStderr: true,
     Tty: false,
-    User: endpoint.user,
+    User: where.user,
   });
   const raw = await exec.start({ hijack: true, stdin: true });
-  return new ExecStream(raw);
+  const stream = new ExecStream(raw);
+  await stream.connected;
+  return stream;
 }
 
 /** The exec's hijacked connection as a byte stream: writes go to its stdin, reads are its stdout frames' payloads. */
 class ExecStream extends Duplex {
   private pending: Buffer = Buffer.alloc(0);
+  private stderr = '';
+  private settle!: { resolve: () => void; reject: (err: Error) => void };
+  /** Resolves when the bridge has connected (its `+` on stderr); rejects with its error when it could not. */
+  readonly connected = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
 
   constructor(private readonly raw: Duplex) {
     super({ allowHalfOpen: false });
     raw.on('data', (chunk: Buffer) => this.frames(chunk));
-    raw.on('end', () => this.push(null));
-    raw.on('close', () => this.push(null));
-    raw.on('error', (err) => this.destroy(err));
+    raw.on('end', () => this.ended());
+    raw.on('close', () => this.ended());
+    raw.on('error', (err) => {
+      this.settle.reject(err);
+      this.destroy(err);
+    });
+  }
+
+  private ended(): void {
+    const lines = this.stderr.replace(/^\+/, '').trim().split('\n');
+    this.settle.reject(new Error(`the exec bridge ended before it connected${lines[0] ? `: ${lines.at(-1)}` : ''}`));
+    this.push(null);
+  }
+
+  /** What a caller of a net.Socket may call (the http client and its keep-alive pool); the engine's socket owns these. */
+  setNoDelay(): this {
+    return this;
+  }
+
+  setKeepAlive(): this {
+    return this;
+  }
+
+  setTimeout(ms: number, callback?: () => void): this {
+    if (callback && ms > 0) this.once('timeout', callback);
+    return this;
+  }
+
+  ref(): this {
+    return this;
+  }
+
+  unref(): this {
+    return this;
   }
 
   /** Frames: 1 byte stream (1 stdout), 3 zero bytes, a big-endian length, the payload. */
@@ -70,11 +121,18 @@ class ExecStream extends Duplex {
     while (this.pending.length >= 8) {
       const length = this.pending.readUInt32BE(4);
       if (this.pending.length < 8 + length) break;
-      if (this.pending[0] === 1 && !this.destroyed) more = this.push(this.pending.subarray(8, 8 + length)) && more;
+      const payload = this.pending.subarray(8, 8 + length);
+      if (this.pending[0] === 1 && !this.destroyed) more = this.push(payload) && more;
+      else if (this.pending[0] === 2) this.bridgeSaid(payload.toString('utf8'));
       this.pending = this.pending.subarray(8 + length);
     }
     // Backpressure: the engine, and so the runner's writes, wait while the reader does.
     if (!more) this.raw.pause();
+  }
+
+  private bridgeSaid(text: string): void {
+    if (this.stderr.length < 4096) this.stderr += text;
+    if (this.stderr.startsWith('+')) this.settle.resolve();
   }
 
   override _read(): void {
