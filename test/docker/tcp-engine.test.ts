@@ -15,6 +15,7 @@ import { connectStream, b64, unb64 } from '../helpers/ws';
 import { dockerEngine } from './engine';
 import { connectEngine } from '../../server/agents/docker/engine';
 import { startDockerBackend } from '../../server/agents/docker/register';
+import { DockerAgent } from '../../server/agents/docker/docker-agent';
 
 const engine = dockerEngine();
 const docker = new Docker({ socketPath: engine.socket });
@@ -179,6 +180,25 @@ describe('an interactive session on the tcp engine', () => {
     const webPage = await get(webAuth.headers.location!, { Cookie: String(webAuth.headers['set-cookie']![0]).split(';')[0] });
     expect(webPage.status).toBe(404);
     expect(webPage.body).toContain('Error response');
+  });
+
+  it('is found again by a new agent of the same engine (a restarted manager), which reaches its runner by exec', async () => {
+    const kernel = await t.app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+    const fresh = new DockerAgent({
+      engine: connectEngine(engine.tcpHost, engine.tlsDir),
+      dataDir: t.app.settings.dataDir,
+      runnerPath: path.join(t.app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py'),
+      kernelUid: t.app.settings.kernelUid,
+      log: t.app.log,
+    });
+    try {
+      expect(await fresh.adoptKernel(kernel.id)).toBe(true);
+      // The same interpreter: the name defined by an earlier run completes.
+      expect(await fresh.complete(kernel.id, 'x')).toContain('x');
+      expect(await fresh.adoptKernel('no-such-kernel')).toBe(false);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('removes its container and network on destroy', async () => {
