@@ -54,7 +54,8 @@ export function openExecChannel(endpoint: DockerExecEndpoint): Promise<Duplex> {
 /** A byte stream to `target` (a Unix socket path, or host and port) inside the container; resolves once connected. */
 export async function openBridge(docker: Docker, where: Pick<DockerExecEndpoint, 'container' | 'user' | 'python'>, target: string[]): Promise<Duplex> {
   const exec = await docker.getContainer(where.container).exec({
-    Cmd: [where.python, '-I', '-c', BRIDGE, ...target],
+    // -S: no site-packages scan, the bridge needs only the standard library (it starts for every operation).
+    Cmd: [where.python, '-I', '-S', '-c', BRIDGE, ...target],
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
