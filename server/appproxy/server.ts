@@ -19,6 +19,7 @@ import { forward } from './forward';
 import { VerifiedServiceTokens } from './verified-tokens';
 import { TcpEndpoints } from './tcp-endpoints';
 import { TunnelAgents } from './tunnel-agents';
+import { appTunnel } from '../apps/app-hosts';
 import { forwardedCookies, parseCookies } from '../http/cookies';
 import { pickRoute, routeTableOf } from '../services/route-table';
 import { tokenFromHeader, verifyServiceToken } from '../services/tokens';
@@ -53,7 +54,7 @@ export function createAppProxyServer(app: App): http.Server {
   const secret = appProxySecret(app);
   const routes = new RouteCache(app);
   const serviceRoutes = routeTableOf(app);
-  const tcp = new TcpEndpoints(routes, app.settings.host, app.log);
+  const tcp = new TcpEndpoints(routes, app.settings.host, app.log, (host) => appTunnel(app, host));
   const verified = new VerifiedCookies((routeId, value) => verifyCookie(secret, routeId, value));
   const serviceTokens = new VerifiedServiceTokens((token, endpointId) => verifyServiceToken(secret, token, endpointId));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });

@@ -182,6 +182,18 @@ describe('an interactive session on the tcp engine', () => {
     expect(webPage.body).toContain('Error response');
   });
 
+  it('relays the httpproxy stream to an app in the container through the engine', async () => {
+    const relay = await connectStream(t.url, alice, `/stream/session/${name}/httpproxy`, { app: 'web' });
+    const route = await t.app.db.selectFrom('app_routes').selectAll().where('session_id', '=', sessionId).where('app', '=', 'web').executeTakeFirstOrThrow();
+    await waitFor(async () => (await bridged()).includes(`${route.host}:${route.host_port}`));
+    relay.ws.send(Buffer.from('GET / HTTP/1.0\r\n\r\n'));
+    const text = () => relay.frames.map((f: Buffer) => f.toString()).join('');
+    await relay.next(() => text().includes('</html>'));
+    expect(text()).toMatch(/^HTTP\/1\.0 200/);
+    expect(text()).toContain('up.txt');
+    relay.ws.close();
+  });
+
   it('is found again by a new agent of the same engine (a restarted manager), which reaches its runner by exec', async () => {
     const kernel = await t.app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
     const fresh = new DockerAgent({
