@@ -20,7 +20,7 @@ import { xtermFiles } from '../sandbox/xterm';
 import type { DockerEngine } from './engine';
 import { demuxLogs, statsFrom } from './engine-data';
 import { commitImage } from './commit-image';
-import { openBridge } from './exec-channel';
+import { closeReadyBridges, openBridge } from './exec-channel';
 import type { Duplex } from 'node:stream';
 
 export interface DockerAgentOptions {
@@ -343,6 +343,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
 
   async close(): Promise<void> {
     clearInterval(this.watch);
+    if (!this.options.engine.local) await closeReadyBridges(this.options.engine.url);
     // Containers keep running: the next manager adopts them.
     this.kernels.clear();
   }

@@ -4,25 +4,35 @@
  * to the runner's Unix socket and pump bytes both ways (stdin → socket, socket → stdout). No port is published and
  * the session's network stays internal. The exec's stdout comes multiplexed (no TTY): its frames are undone here,
  * so the channel (../channel/connection) sees a plain byte stream.
+ *
+ * An exec costs ~50 ms in dockerd alone and the bridge's Python ~20 ms more, so each runner socket keeps one bridge
+ * started ahead of need: it waits for its first bytes before it connects, and the operation that takes it only
+ * writes; the next one is started in the background at once.
  */
 import { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { DockerExecEndpoint } from '../channel/endpoint';
 
 /**
- * argv: the runner's socket, or a host and port (an app in the container). Once connected it writes `+` to stderr,
- * so the opener knows the far end is there (a refused connection is the traceback instead). Unbuffered both ways
- * (os.read/os.write), half-close passed on.
+ * argv: `now` or `later` (connect at the first bytes from stdin), then the runner's socket, or a host and port (an
+ * app in the container). Once connected it writes `+` to stderr, so the opener knows the far end is there (a refused
+ * connection is the traceback instead). Unbuffered both ways (os.read/os.write), half-close passed on.
  */
 export const BRIDGE = `
 import os, socket, sys, threading
-if len(sys.argv) == 2:
+first = b''
+if sys.argv[1] == 'later':
+    first = os.read(0, 65536)
+    if not first:
+        sys.exit(0)
+if len(sys.argv) == 3:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sys.argv[1])
+    s.connect(sys.argv[2])
 else:
-    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    s = socket.create_connection((sys.argv[2], int(sys.argv[3])))
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 os.write(2, b'+')
+s.sendall(first)
 def up():
     while True:
         data = os.read(0, 65536)
@@ -45,17 +55,51 @@ export function registerExecEngine(url: string, docker: Docker): void {
   engines.set(url, docker);
 }
 
-export function openExecChannel(endpoint: DockerExecEndpoint): Promise<Duplex> {
+/** Bridges started ahead of need, one per runner socket (engine, container, socket). */
+const ready = new Map<string, Promise<ExecStream>>();
+
+export async function openExecChannel(endpoint: DockerExecEndpoint): Promise<Duplex> {
   const docker = engines.get(endpoint.engine);
-  if (!docker) return Promise.reject(new Error(`the Docker engine ${endpoint.engine} is not one this manager drives`));
+  if (!docker) throw new Error(`the Docker engine ${endpoint.engine} is not one this manager drives`);
+  const key = `${endpoint.engine} ${endpoint.container} ${endpoint.socket}`;
+  const waiting = ready.get(key);
+  ready.delete(key);
+  const stream = waiting && (await waiting.catch(() => null));
+  startAhead(docker, endpoint, key);
+  if (stream?.unused()) return stream;
+  stream?.destroy();
   return openBridge(docker, endpoint, [endpoint.socket]);
+}
+
+function startAhead(docker: Docker, endpoint: DockerExecEndpoint, key: string): void {
+  if (ready.has(key)) return;
+  const next = startBridge(docker, endpoint, 'later', [endpoint.socket]);
+  ready.set(key, next);
+  const forget = () => ready.get(key) === next && ready.delete(key);
+  // A container that is gone takes its bridge with it: nothing is kept for it.
+  next.then((s) => s.once('close', forget), forget);
+}
+
+/** Ends the bridges waiting for the engine's kernels (the manager stops; they would hold its connections open). */
+export async function closeReadyBridges(engine: string): Promise<void> {
+  for (const [key, waiting] of [...ready]) {
+    if (!key.startsWith(`${engine} `)) continue;
+    ready.delete(key);
+    (await waiting.catch(() => null))?.destroy();
+  }
 }
 
 /** A byte stream to `target` (a Unix socket path, or host and port) inside the container; resolves once connected. */
 export async function openBridge(docker: Docker, where: Pick<DockerExecEndpoint, 'container' | 'user' | 'python'>, target: string[]): Promise<Duplex> {
+  const stream = await startBridge(docker, where, 'now', target);
+  await stream.connected;
+  return stream;
+}
+
+async function startBridge(docker: Docker, where: Pick<DockerExecEndpoint, 'container' | 'user' | 'python'>, when: 'now' | 'later', target: string[]): Promise<ExecStream> {
   const exec = await docker.getContainer(where.container).exec({
-    // -S: no site-packages scan, the bridge needs only the standard library (it starts for every operation).
-    Cmd: [where.python, '-I', '-S', '-c', BRIDGE, ...target],
+    // -S: no site-packages scan, the bridge needs only the standard library.
+    Cmd: [where.python, '-I', '-S', '-c', BRIDGE, when, ...target],
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
@@ -64,7 +108,8 @@ export async function openBridge(docker: Docker, where: Pick<DockerExecEndpoint,
   });
   const raw = await exec.start({ hijack: true, stdin: true });
   const stream = new ExecStream(raw);
-  await stream.connected;
+  // A bridge started ahead is handed over before it connects; its failure is then the stream's end.
+  stream.connected.catch(() => undefined);
   return stream;
 }
 
@@ -72,6 +117,9 @@ export async function openBridge(docker: Docker, where: Pick<DockerExecEndpoint,
 class ExecStream extends Duplex {
   private pending: Buffer = Buffer.alloc(0);
   private stderr = '';
+  private written = false;
+  private linked = false;
+  private gone = false;
   private settle!: { resolve: () => void; reject: (err: Error) => void };
   /** Resolves when the bridge has connected (its `+` on stderr); rejects with its error when it could not. */
   readonly connected = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
@@ -88,9 +136,13 @@ class ExecStream extends Duplex {
   }
 
   private ended(): void {
+    if (this.gone) return;
+    this.gone = true;
     const lines = this.stderr.replace(/^\+/, '').trim().split('\n');
     this.settle.reject(new Error(`the exec bridge ended before it connected${lines[0] ? `: ${lines.at(-1)}` : ''}`));
     this.push(null);
+    // One that never connected has nothing for a reader: gone for good (a bridge started ahead is forgotten so).
+    if (!this.linked) this.destroy();
   }
 
   /** What a caller of a net.Socket may call (the http client and its keep-alive pool); the engine's socket owns these. */
@@ -133,14 +185,23 @@ class ExecStream extends Duplex {
 
   private bridgeSaid(text: string): void {
     if (this.stderr.length < 4096) this.stderr += text;
-    if (this.stderr.startsWith('+')) this.settle.resolve();
+    if (this.stderr.startsWith('+')) {
+      this.linked = true;
+      this.settle.resolve();
+    }
   }
 
   override _read(): void {
     this.raw.resume();
   }
 
+  /** Not yet written to, and still open: a bridge started ahead that an operation may take. */
+  unused(): boolean {
+    return !this.written && !this.gone && !this.destroyed;
+  }
+
   override _write(chunk: Buffer, encoding: BufferEncoding, callback: (err?: Error | null) => void): void {
+    this.written = true;
     this.raw.write(chunk, callback);
   }
 
