@@ -3,6 +3,11 @@ export interface DockerTestEngine {
   /** unix:///…/docker.sock */
   host: string;
   socket: string;
+  /** The same dockerd over TLS: tcp://127.0.0.1:PORT, client files (ca.pem, cert.pem, key.pem) in tlsDir. */
+  tcpHost: string;
+  tlsDir: string;
+  /** A client certificate from another CA, which the engine refuses. */
+  untrustedTlsDir: string;
   dir: string;
   pid: number;
   images: { python: string; shell: string };
@@ -14,5 +19,5 @@ export interface DockerTestEngine {
 export const PYTHON_IMAGE: string;
 export const SHELL_IMAGE: string;
 export function startDockerEngine(options?: { dir?: string; images?: boolean }): Promise<DockerTestEngine>;
-export function dockerTestEnv(engine: DockerTestEngine): { BERTH_TEST_DOCKER_HOST: string; BERTH_TEST_DOCKER_IMAGES: string };
+export function dockerTestEnv(engine: DockerTestEngine): Record<string, string>;
 export function addServiceDefs(root: string): void;

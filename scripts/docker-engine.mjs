@@ -5,8 +5,12 @@
 //                               file system is cached as a tarball under /var/cache/berth-test: ~40 s once)
 //   berth-test/shell:busybox    busybox only, no Python: terminals and batch commands work, execution does not
 // Needs root.
+// The same dockerd also listens on tcp://127.0.0.1:<free port> with --tlsverify (a throwaway CA, a server certificate
+// for 127.0.0.1/localhost and a client certificate, made with openssl in the engine's directory), so tests reach one
+// engine, with one set of images, both as a unix:// and as a tcp:// engine.
 //   node scripts/docker-engine.mjs start    prints the environment to use, runs until SIGINT/SIGTERM, then stops
 import { execFileSync, spawn } from 'node:child_process';
+import net from 'node:net';
 import { closeSync, openSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,8 +44,11 @@ export async function startDockerEngine({ dir, images = true } = {}) {
   mkdirSync(path.join(base, 'data'), { recursive: true });
   mkdirSync(path.join(base, 'exec'), { recursive: true });
   const log = path.join(base, 'dockerd.log');
+  const tls = makeTlsFiles(base);
+  const port = await freePort();
   const args = [
     '--data-root', path.join(base, 'data'), '--exec-root', path.join(base, 'exec'), '-H', `unix://${layout.socket}`,
+    '-H', `tcp://127.0.0.1:${port}`, '--tlsverify', '--tlscacert', tls.serverCa, '--tlscert', tls.serverCert, '--tlskey', tls.serverKey,
     '--pidfile', layout.pidFile, '--iptables=false', '--ip6tables=false', '--bridge=none', '--log-level=warn',
   ];
   const out = openSync(log, 'a');
@@ -52,6 +59,9 @@ export async function startDockerEngine({ dir, images = true } = {}) {
   const engine = {
     host: `unix://${layout.socket}`,
     socket: layout.socket,
+    tcpHost: `tcp://127.0.0.1:${port}`,
+    tlsDir: tls.clientDir,
+    untrustedTlsDir: tls.untrustedDir,
     dir: base,
     pid: child.pid,
     images: { python: PYTHON_IMAGE, shell: SHELL_IMAGE },
@@ -74,6 +84,49 @@ export async function startDockerEngine({ dir, images = true } = {}) {
     throw err;
   }
   return engine;
+}
+
+/** A port nobody listens on right now (dockerd binds it a moment later). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The engine's TLS files under `base`: a CA, dockerd's certificate for 127.0.0.1/localhost, a client certificate
+ * (tls/: ca.pem, cert.pem, key.pem, as BERTH_DOCKER_TLS_DIR wants them) and one from another CA (tls-untrusted/),
+ * which dockerd refuses. openssl by argv only.
+ */
+function makeTlsFiles(base) {
+  const dir = path.join(base, 'tls-server');
+  const clientDir = path.join(base, 'tls');
+  const untrustedDir = path.join(base, 'tls-untrusted');
+  for (const d of [dir, clientDir, untrustedDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  const openssl = (...args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  const ca = (prefix, name) => openssl('req', '-x509', ...ecKey, '-keyout', `${prefix}-key.pem`, '-out', `${prefix}.pem`, '-days', '7', '-subj', `/CN=${name}`);
+  const signed = (caPrefix, keyOut, certOut, subject, extensions) => {
+    const ext = `${certOut}.ext`;
+    writeFileSync(ext, extensions);
+    openssl('req', '-new', ...ecKey, '-keyout', keyOut, '-out', `${certOut}.csr`, '-subj', subject);
+    openssl('x509', '-req', '-in', `${certOut}.csr`, '-CA', `${caPrefix}.pem`, '-CAkey', `${caPrefix}-key.pem`, '-CAcreateserial', '-out', certOut, '-days', '7', '-extfile', ext);
+  };
+  const caPrefix = path.join(dir, 'ca');
+  ca(caPrefix, 'berth-test-docker-ca');
+  signed(caPrefix, path.join(dir, 'server-key.pem'), path.join(dir, 'server-cert.pem'), '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  signed(caPrefix, path.join(clientDir, 'key.pem'), path.join(clientDir, 'cert.pem'), '/CN=berth', 'extendedKeyUsage=clientAuth\n');
+  copyFileSync(`${caPrefix}.pem`, path.join(clientDir, 'ca.pem'));
+  const otherCa = path.join(untrustedDir, 'other-ca');
+  ca(otherCa, 'not-the-engines-ca');
+  signed(otherCa, path.join(untrustedDir, 'key.pem'), path.join(untrustedDir, 'cert.pem'), '/CN=berth', 'extendedKeyUsage=clientAuth\n');
+  copyFileSync(`${caPrefix}.pem`, path.join(untrustedDir, 'ca.pem'));
+  return { serverCa: `${caPrefix}.pem`, serverCert: path.join(dir, 'server-cert.pem'), serverKey: path.join(dir, 'server-key.pem'), clientDir, untrustedDir };
 }
 
 async function waitForEngine(docker, child) {
@@ -218,7 +271,13 @@ async function importImage(socket, tarball, name, labels) {
 }
 
 export function dockerTestEnv(engine) {
-  return { BERTH_TEST_DOCKER_HOST: engine.host, BERTH_TEST_DOCKER_IMAGES: JSON.stringify(engine.images) };
+  return {
+    BERTH_TEST_DOCKER_HOST: engine.host,
+    BERTH_TEST_DOCKER_IMAGES: JSON.stringify(engine.images),
+    BERTH_TEST_DOCKER_TCP_HOST: engine.tcpHost,
+    BERTH_TEST_DOCKER_TLS_DIR: engine.tlsDir,
+    BERTH_TEST_DOCKER_UNTRUSTED_TLS_DIR: engine.untrustedTlsDir,
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'start') {

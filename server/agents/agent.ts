@@ -2,6 +2,7 @@
  * What the manager asks of a machine (or a cluster) that runs kernels. Backend-neutral: every backend lives in its
  * own folder under server/agents/ (local/, slurm/, ...) and implements this interface; this file imports from none.
  */
+import type { Duplex } from 'node:stream';
 import type { KernelEndpoint } from './channel/endpoint';
 import type { RunnerConnection } from './channel/connection';
 
@@ -142,6 +143,12 @@ export interface Agent {
   appHost(kernelId: string): string;
   /** Whether `host` is where one of this backend's live kernels serves apps (a container's address). */
   ownsAppHost?(host: string): boolean;
+  /**
+   * How to reach apps on `host` when this machine cannot directly (a container on a remote Docker engine: through
+   * the engine): a function opening a connection to one of its ports, resolved once connected; null when `host` is
+   * not one the backend tunnels to.
+   */
+  appConnector?(host: string): ((port: number) => Promise<Duplex>) | null;
   scratchDir(kernelId: string): string;
   logs(kernelId: string): Promise<string>;
   stats(kernelId: string): KernelStats;

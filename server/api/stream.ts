@@ -28,13 +28,14 @@ const appRelay = (protocol: 'http' | 'tcp') =>
     websocket: {
       prepare: async (ctx) =>
         checkAppListening(
+          ctx.app,
           await ensureApp(ctx.app, await running(ctx), ctx.input.app, ctx.principal.userId, {
             port: ctx.input.port,
             envs: parseJsonMap(ctx.input.envs, 'envs') as Record<string, string>,
             arguments: parseJsonMap(ctx.input.arguments, 'arguments') as Record<string, string | string[] | null>,
           }),
         ),
-      open: (_ctx, route, ws) => relayToApp(route, ws),
+      open: (ctx, route, ws) => relayToApp(ctx.app, route, ws),
       // Where an HTTP app is served (its base path), so a local forward (`berth app`) can print the right URL.
       headers: (route) => ({ 'X-Berth-App-Path': appBasePath(route.id), 'X-Berth-App-Protocol': route.protocol }),
     },

@@ -3,7 +3,7 @@
  * at /app/<route>/. Access starts with a start-service token, exchanged once for a cookie scoped to that route;
  * the target port always comes from the stored route, never from the request; the dashboard's cookies and any
  * Authorization header are never forwarded. HTTP through forward.ts, WebSockets through http-proxy-3, both with one
- * keep-alive agent; a dead app is a 502.
+ * keep-alive agent (per tunneled host, for apps on remote Docker engines); a dead app is a 502.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -18,6 +18,8 @@ import { VerifiedCookies } from './verified-cookies';
 import { forward } from './forward';
 import { VerifiedServiceTokens } from './verified-tokens';
 import { TcpEndpoints } from './tcp-endpoints';
+import { TunnelAgents } from './tunnel-agents';
+import { appTunnel } from '../apps/app-hosts';
 import { forwardedCookies, parseCookies } from '../http/cookies';
 import { pickRoute, routeTableOf } from '../services/route-table';
 import { tokenFromHeader, verifyServiceToken } from '../services/tokens';
@@ -52,10 +54,12 @@ export function createAppProxyServer(app: App): http.Server {
   const secret = appProxySecret(app);
   const routes = new RouteCache(app);
   const serviceRoutes = routeTableOf(app);
-  const tcp = new TcpEndpoints(routes, app.settings.host, app.log);
+  const tcp = new TcpEndpoints(routes, app.settings.host, app.log, (host) => appTunnel(app, host));
   const verified = new VerifiedCookies((routeId, value) => verifyCookie(secret, routeId, value));
   const serviceTokens = new VerifiedServiceTokens((token, endpointId) => verifyServiceToken(secret, token, endpointId));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  // Apps in containers on remote Docker engines: reached through the engine (./tunnel-agents).
+  const tunnels = new TunnelAgents(app);
   const proxy = createProxyServer({ agent, ws: true, xfwd: true, proxyTimeout: 0 });
   proxy.on('error', (err, _req, target) => {
     app.log.info({ err: err.message }, 'app proxy: upstream failed');
@@ -63,7 +67,7 @@ export function createAppProxyServer(app: App): http.Server {
   });
   /** HTTP requests go through forward() (see why there); a failure is a 502: the app, not Berth, is unavailable. */
   const pass = (req: http.IncomingMessage, res: http.ServerResponse, target: { host: string; port: number }) =>
-    forward(req, res, target, agent, (err) => {
+    forward(req, res, target, tunnels.for(target.host, agent), (err) => {
       app.log.info({ err: err.message }, 'app proxy: upstream failed');
       sendProblem(res, new Problem('bad-gateway', 'The app is not answering.'));
     });
@@ -198,11 +202,12 @@ export function createAppProxyServer(app: App): http.Server {
     const match = APP_PATH.exec(new URL(req.url ?? '/', 'http://proxy').pathname);
     if (!match) return refuseUpgrade(socket, new Problem('url-not-found', 'No app is published at this address.'));
     admit(req, match[1])
-      .then((route) => proxy.ws(req, socket, head, { target: { host: route.host, port: route.host_port } }))
+      .then((route) => proxy.ws(req, socket, head, { target: { host: route.host, port: route.host_port }, agent: tunnels.for(route.host, agent) }))
       .catch((err: unknown) => refuseUpgrade(socket, err instanceof Problem ? err : new Problem('internal-server-error')));
   });
   server.on('close', () => {
     agent.destroy();
+    tunnels.closeAll();
     tcp.closeAll();
   });
   server.keepAliveTimeout = 65_000;

@@ -6,6 +6,7 @@
  * goes away with its route.
  */
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { RouteCache } from './route-cache';
 
@@ -28,6 +29,8 @@ export class TcpEndpoints {
     private readonly routes: RouteCache,
     private readonly bindHost: string,
     private readonly log: Logger,
+    /** How to reach a host out of direct reach (a container on a remote Docker engine); null: connect directly. */
+    private readonly tunnelFor: (host: string) => ((port: number) => Promise<Duplex>) | null = () => null,
   ) {
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
     this.sweeper.unref();
@@ -66,21 +69,33 @@ export class TcpEndpoints {
           this.close(routeId);
           return;
         }
-        const upstream = net.connect(route.host_port, route.host);
-        upstream.setNoDelay(true);
-        client.setNoDelay(true);
-        upstream.on('error', () => client.destroy());
-        upstream.on('close', () => client.destroy());
-        client.on('close', () => upstream.destroy());
-        client.pipe(upstream);
-        upstream.pipe(client);
-        client.resume();
+        const tunnel = this.tunnelFor(route.host);
+        if (!tunnel) {
+          const upstream = net.connect(route.host_port, route.host);
+          upstream.setNoDelay(true);
+          this.pipe(client, upstream);
+          return;
+        }
+        tunnel(route.host_port).then(
+          (upstream) => (client.destroyed ? upstream.destroy() : this.pipe(client, upstream)),
+          () => client.destroy(),
+        );
       },
       (err: unknown) => {
         this.log.warn({ err }, 'app proxy: TCP route lookup failed');
         client.destroy();
       },
     );
+  }
+
+  private pipe(client: net.Socket, upstream: Duplex): void {
+    client.setNoDelay(true);
+    upstream.on('error', () => client.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
   }
 
   private close(routeId: string): void {

@@ -1,5 +1,6 @@
 /** Host ports for in-session apps and model servers: a free port from BERTH_APP_PORT_RANGE that no app or service route holds and nothing listens on. */
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { App } from '../app';
 import { Problem } from '../http/problem';
 
@@ -28,19 +29,26 @@ export async function allocatePort(app: App): Promise<number> {
   throw new Problem('service-unavailable', 'No free port is left for in-session apps.');
 }
 
-/** Resolves once something accepts connections on the port (the app is up), or rejects after the timeout. */
-export async function waitForPort(host: string, port: number, timeoutMs: number, alive: () => boolean): Promise<void> {
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Resolves once something accepts connections on the port (the app is up), or rejects after the timeout; `tunnel`
+ * opens the connection when the host is out of direct reach (../apps/app-hosts appTunnel).
+ */
+export async function waitForPort(host: string, port: number, timeoutMs: number, alive: () => boolean, tunnel: ((port: number) => Promise<Duplex>) | null = null): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!alive()) throw new Error('the app exited before it listened');
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, host);
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
+    const open = tunnel ? await tunnel(port).then((s) => (s.destroy(), true), () => false) : await connects(host, port);
     if (open) return;
     await new Promise((r) => setTimeout(r, 50));
   }

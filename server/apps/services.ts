@@ -10,7 +10,7 @@ import { json } from '../db';
 import { Problem, badRequest, notFound } from '../http/problem';
 import { mainKernel } from '../sessions/execute';
 import { allocatePort, waitForPort } from './ports';
-import { THIS_MACHINE } from './app-hosts';
+import { appTunnel, THIS_MACHINE } from './app-hosts';
 import { sessionApps } from './session-apps';
 import { reachKernel } from '../cluster/kernels';
 
@@ -47,7 +47,7 @@ export async function ensureApp(app: App, session: Session, appName: string, use
   const definition = await servicePortFor(app, session, appName, options);
   const kernel = await mainKernel(app, session);
   const existing = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
-  if (existing && (await isListening(existing.host, existing.host_port))) return existing;
+  if (existing && (await isListening(app, existing.host, existing.host_port))) return existing;
   if (existing) await app.db.deleteFrom('app_routes').where('id', '=', existing.id).execute();
   if (definition.protocol === 'preopen') {
     // The user's own server on that port (the sandbox shares the host's network): route to it, start nothing.
@@ -110,7 +110,7 @@ export async function launchApp(app: App, session: Pick<Session, 'id'>, kernel: 
     // Apps listen where the app proxy reaches them: $BERTH_APP_HOST (this machine's loopback, or the kernel's node).
     const env = { ...launch.env(hostPort), BERTH_APP_HOST: host };
     await agent.startApp(kernel.id, { name: launch.name, argv: launch.argv(hostPort, appBasePath(routeId), host), env });
-    if (launch.waitMs > 0) await waitForPort(host, hostPort, launch.waitMs, () => agent.isAlive(kernel.id));
+    if (launch.waitMs > 0) await waitForPort(host, hostPort, launch.waitMs, () => agent.isAlive(kernel.id), appTunnel(app, host));
   } catch (err) {
     await app.db.deleteFrom('app_routes').where('id', '=', routeId).execute();
     if (agent.isAlive(kernel.id)) await agent.stopApp(kernel.id, launch.name).catch(() => undefined);
@@ -136,8 +136,8 @@ export async function shutdownApp(app: App, session: Session, appName: string): 
   if (route) await app.db.deleteFrom('app_routes').where('id', '=', route.id).execute();
 }
 
-function isListening(host: string, port: number): Promise<boolean> {
-  return waitForPort(host, port, 1, () => true).then(
+function isListening(app: App, host: string, port: number): Promise<boolean> {
+  return waitForPort(host, port, 1, () => true, appTunnel(app, host)).then(
     () => true,
     () => false,
   );

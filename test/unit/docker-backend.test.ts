@@ -9,13 +9,16 @@ import { isArchive, loadedReferences } from '../../server/images/load';
 import { imageRuntime, parseServicePortsLabel, registryOf, hasExplicitRegistry } from '../../server/images/image-labels';
 import { readTar } from '../../server/images/engine-images';
 import type { KernelSpec } from '../../server/agents/agent';
+import { connectRunner, registerTransport } from '../../server/agents/channel/connect';
+import { isKernelEndpoint } from '../../server/agents/channel/endpoint';
+import { openExecChannel } from '../../server/agents/docker/exec-channel';
 
 const spec: KernelSpec = {
   kernelId: 'k1', sessionId: 's1', clusterIdx: 0, clusterSize: 1, singleNode: true, runtime: 'python', image: 'cr.example.com/torch:2',
   hostname: 'main1', hosts: {}, environ: { FOO: 'bar', HOME: '/root' }, limits: { memoryBytes: 2 ** 30, cpus: 1.5, pids: 512, gpus: 2, shmBytes: 2 ** 27 },
   mounts: [{ hostPath: '/data/f1', kernelPath: '/home/work/f1', readOnly: true }, { hostPath: '/data/f2', kernelPath: '/home/work/f2', readOnly: false }], files: [],
 };
-const plan: ContainerPlan = { spec, image: spec.image!, imagePython: '/usr/bin/python3', uid: 64000, scratchDir: '/d/k1/work', runDir: '/tmp/berth-run/k1', runnerPath: '/b/kernel_runner.py', network: 'berth-session-s1', gpuDriver: 'nvidia' };
+const plan: ContainerPlan = { spec, image: spec.image!, imagePython: '/usr/bin/python3', uid: 64000, scratchDir: '/d/k1/work', runDir: '/tmp/berth-run/k1', runnerPath: '/b/kernel_runner.py', xterm: [], network: 'berth-session-s1', gpuDriver: 'nvidia' };
 
 describe('the container request', () => {
   const options = containerOptions(plan);
@@ -61,6 +64,20 @@ describe('the container request', () => {
     const bare = containerOptions({ ...plan, imagePython: null });
     expect(bare.Entrypoint![0]).toMatch(/^\/opt\/berth\/host\/lib\/.+\/ld-linux/);
     expect(bare.HostConfig!.Binds!.filter((b) => b.includes(':/opt/berth/host/')).every((b) => b.endsWith(':ro'))).toBe(true);
+  });
+
+  it('on a remote engine: the socket directory a tmpfs in the container, the runner files from where the plan says, the interpreter labelled', () => {
+    const remote = containerOptions({ ...plan, runDir: null, runnerPath: '/data/runner/0123456789abcdef/kernel_runner.py', xterm: [{ host: '/data/runner/0123456789abcdef/xterm.js', inSandbox: '/opt/berth/xterm/xterm.js' }] });
+    expect(remote.HostConfig!.Tmpfs).toHaveProperty('/run/berth');
+    expect(remote.HostConfig!.Tmpfs!['/run/berth']).toMatch(/noexec/);
+    expect(remote.HostConfig!.Binds!.some((b) => b.includes(':/run/berth'))).toBe(false);
+    expect(remote.HostConfig!.Binds).toEqual(expect.arrayContaining([
+      '/data/runner/0123456789abcdef/kernel_runner.py:/opt/berth/kernel_runner.py:ro',
+      '/data/runner/0123456789abcdef/web_terminal.py:/opt/berth/web_terminal.py:ro',
+      '/data/runner/0123456789abcdef/xterm.js:/opt/berth/xterm/xterm.js:ro',
+    ]));
+    expect(remote.Labels).toMatchObject({ 'berth.runner-python': '/usr/bin/python3' });
+    expect(host.Tmpfs).not.toHaveProperty('/run/berth');
   });
 
   it('maps cuda.device to the Engine API\'s DeviceRequests (docker run --gpus 2), and none without GPUs', () => {
@@ -166,5 +183,20 @@ describe('docker save archives', () => {
 
   it('reads the tagged images the engine reports loaded, not untagged ids', () => {
     expect(loadedReferences('Loaded image: a/b:1\nLoaded image ID: sha256:abc\nLoaded image: c:latest\n')).toEqual(['a/b:1', 'c:latest']);
+  });
+});
+
+describe('the docker-exec kernel endpoint', () => {
+  const endpoint = { kind: 'docker-exec', engine: 'tcp://gpu1:2376', container: 'c1', socket: '/run/berth/kernel.sock', user: '64000:64000', python: '/usr/bin/python3' } as const;
+
+  it('is a kernel endpoint as stored on a kernel row, and only with all its fields', () => {
+    expect(isKernelEndpoint(endpoint)).toBe(true);
+    expect(isKernelEndpoint({ ...endpoint, python: undefined })).toBe(false);
+    expect(isKernelEndpoint({ ...endpoint, kind: 'docker-shell' })).toBe(false);
+  });
+
+  it('is opened by the transport its backend registered, which refuses an engine this manager does not drive', async () => {
+    registerTransport('docker-exec', openExecChannel);
+    await expect(connectRunner(endpoint, { op: 'ping' })).rejects.toThrow(/tcp:\/\/gpu1:2376 is not one this manager drives/);
   });
 });

@@ -1,17 +1,30 @@
 /**
- * Opens one operation on a kernel runner, over a Unix socket or over TLS. For TLS the peer must present the
- * kernel's own certificate (pinned by its SHA-256 fingerprint: no certificate authority is involved), and the
- * first line sent is the kernel's secret, which the node-side launcher checks before it lets anything through.
+ * Opens one operation on a kernel runner, over a Unix socket, over TLS, or over a transport a backend registered
+ * for its own endpoint kind (the docker backend's `docker-exec`: channel/ imports no backend). For TLS the peer must
+ * present the kernel's own certificate (pinned by its SHA-256 fingerprint: no certificate authority is involved),
+ * and the first line sent is the kernel's secret, which the node-side launcher checks before it lets anything through.
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { RunnerConnection, type RunnerEvent } from './connection';
 import type { KernelEndpoint } from './endpoint';
+
+type RegisteredKind = Exclude<KernelEndpoint['kind'], 'unix' | 'tls'>;
+/** Opens a byte stream to the runner of `endpoint`; resolves once bytes can flow. */
+export type RunnerTransport<K extends RegisteredKind = RegisteredKind> = (endpoint: Extract<KernelEndpoint, { kind: K }>) => Promise<Duplex>;
+
+const transports = new Map<string, RunnerTransport>();
+
+/** A backend's transport for its endpoint kind, registered when the backend starts. */
+export function registerTransport<K extends RegisteredKind>(kind: K, transport: RunnerTransport<K>): void {
+  transports.set(kind, transport as unknown as RunnerTransport);
+}
 
 /** TLS 1.3 session tickets per kernel endpoint: a resumed handshake skips the certificate exchange. */
 const sessions = new Map<string, Buffer>();
 
-function open(endpoint: KernelEndpoint): { socket: net.Socket; ready: string } {
+function open(endpoint: Extract<KernelEndpoint, { kind: 'unix' | 'tls' }>): { socket: net.Socket; ready: string } {
   if (endpoint.kind === 'unix') return { socket: net.connect(endpoint.path), ready: 'connect' };
   const key = `${endpoint.host}:${endpoint.port}:${endpoint.fingerprint256}`;
   // The certificate is checked below against the pinned fingerprint, not against a CA or a host name.
@@ -24,6 +37,7 @@ function open(endpoint: KernelEndpoint): { socket: net.Socket; ready: string } {
 }
 
 export function connectRunner(endpoint: KernelEndpoint, request: object, timeoutMs = 5_000): Promise<RunnerConnection> {
+  if (endpoint.kind !== 'unix' && endpoint.kind !== 'tls') return connectRegistered(endpoint, request, timeoutMs);
   return new Promise((resolve, reject) => {
     const { socket, ready } = open(endpoint);
     socket.setNoDelay(true);
@@ -51,6 +65,27 @@ export function connectRunner(endpoint: KernelEndpoint, request: object, timeout
       resolve(connection);
     });
   });
+}
+
+async function connectRegistered(endpoint: Extract<KernelEndpoint, { kind: RegisteredKind }>, request: object, timeoutMs: number): Promise<RunnerConnection> {
+  const transport = transports.get(endpoint.kind);
+  if (!transport) throw new Error(`no transport for ${endpoint.kind} kernel endpoints in this process`);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out connecting to the kernel runner')), timeoutMs);
+  });
+  const opening = transport(endpoint);
+  try {
+    const stream = await Promise.race([opening, timeout]);
+    const connection = new RunnerConnection(stream);
+    connection.send(request);
+    return connection;
+  } catch (err) {
+    void opening.then((s) => s.destroy(), () => undefined);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A request with a single answer event. */

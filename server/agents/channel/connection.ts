@@ -1,9 +1,9 @@
 /**
  * One operation on a kernel runner (see ../sandbox/kernel_runner.py): JSON lines both ways over one socket (a Unix
- * socket, or TLS to a kernel on another node; ./connect opens either). Runners outlive the manager, so a restarted
+ * socket, TLS to a kernel on another node, or a backend's transport; ./connect opens each). Runners outlive the manager, so a restarted
  * manager simply connects again.
  */
-import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { EventEmitter } from 'node:events';
 
 // The fields of an event depend on its `t`; kernel_runner.py is their type and each handler reads the ones of its t.
@@ -15,7 +15,7 @@ export class RunnerConnection extends EventEmitter {
   private buffer = '';
   closed = false;
 
-  constructor(private readonly socket: net.Socket) {
+  constructor(private readonly socket: Duplex) {
     super();
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {

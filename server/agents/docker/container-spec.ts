@@ -5,12 +5,13 @@
  * directory, /tmp a tmpfs, the session's folders bound ro/rw, memory/CPU/pids/shm limits, and only the session's
  * private network (its peers by hostname). Nothing else of the host is bound: the runner and web terminal files
  * read-only, the runner's socket directory, and, for an image without Python, the host's Python runtime read-only.
+ * On a remote engine (runDir null) the socket directory is a tmpfs inside the container, reached by exec
+ * (./exec-channel), and the runner files are a copy under the data directory (./runner-copy).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { ContainerCreateOptions, DeviceRequest } from 'dockerode';
 import type { KernelSpec } from '../agent';
-import { xtermFiles } from '../sandbox/xterm';
 import { kernelEnviron } from '../sandbox/kernel-env';
 
 export const RUNNER_IN_CONTAINER = '/opt/berth/kernel_runner.py';
@@ -19,12 +20,15 @@ export const RUN_DIR_IN_CONTAINER = '/run/berth';
 export const SOCKET_IN_CONTAINER = `${RUN_DIR_IN_CONTAINER}/kernel.sock`;
 const HOST_RUNTIME = '/opt/berth/host';
 const TMP_SIZE = '1g';
+const RUN_DIR_SIZE = '16m';
 const DEFAULT_SHM = 64 * 2 ** 20;
 
 /** Labels every kernel container carries: what finds it again after a manager restart. */
 export const LABEL_KERNEL = 'ai.backend.kernel-id';
 export const LABEL_SESSION = 'ai.backend.session-id';
 export const LABEL_MANAGED = 'berth.managed';
+/** The interpreter of the runner (and of the exec bridge on a remote engine). */
+export const LABEL_PYTHON = 'berth.runner-python';
 
 export interface ContainerPlan {
   spec: KernelSpec;
@@ -33,8 +37,11 @@ export interface ContainerPlan {
   imagePython: string | null;
   uid: number;
   scratchDir: string;
-  runDir: string;
+  /** The host directory of the runner's socket; null: a tmpfs inside the container (a remote engine). */
+  runDir: string | null;
   runnerPath: string;
+  /** The web terminal's xterm.js files, on the engine's host. */
+  xterm: { host: string; inSandbox: string }[];
   network: string;
   /** ai.backend.resource.* for GPUs: the Engine API's device-request driver (nvidia when the operator runs its toolkit). */
   gpuDriver: string;
@@ -91,10 +98,10 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions {
   const limits = spec.limits;
   const binds = [
     `${plan.scratchDir}:/home/work:rw`,
-    `${plan.runDir}:${RUN_DIR_IN_CONTAINER}:rw`,
+    ...(plan.runDir ? [`${plan.runDir}:${RUN_DIR_IN_CONTAINER}:rw`] : []),
     `${plan.runnerPath}:${RUNNER_IN_CONTAINER}:ro`,
     `${path.join(path.dirname(plan.runnerPath), 'web_terminal.py')}:${WEB_TERMINAL_IN_CONTAINER}:ro`,
-    ...xtermFiles().map((f) => `${f.host}:${f.inSandbox}:ro`),
+    ...plan.xterm.map((f) => `${f.host}:${f.inSandbox}:ro`),
     ...(runtime?.binds ?? []),
     ...spec.mounts.map((m) => `${m.hostPath}:${m.kernelPath}:${m.readOnly ? 'ro' : 'rw'}`),
   ];
@@ -107,7 +114,7 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions {
     Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
     Entrypoint: [...interpreter, RUNNER_IN_CONTAINER, SOCKET_IN_CONTAINER, spec.runtime],
     Cmd: [],
-    Labels: { [LABEL_KERNEL]: spec.kernelId, [LABEL_SESSION]: spec.sessionId, [LABEL_MANAGED]: '1', 'ai.backend.cluster-hostname': spec.hostname },
+    Labels: { [LABEL_KERNEL]: spec.kernelId, [LABEL_SESSION]: spec.sessionId, [LABEL_MANAGED]: '1', [LABEL_PYTHON]: interpreter[0], 'ai.backend.cluster-hostname': spec.hostname },
     AttachStdin: false,
     AttachStdout: false,
     AttachStderr: false,
@@ -115,7 +122,10 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions {
     NetworkDisabled: false,
     HostConfig: {
       Binds: binds,
-      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${TMP_SIZE}` },
+      Tmpfs: {
+        '/tmp': `rw,nosuid,nodev,size=${TMP_SIZE}`,
+        ...(plan.runDir ? {} : { [RUN_DIR_IN_CONTAINER]: `rw,nosuid,nodev,noexec,size=${RUN_DIR_SIZE},mode=1777` }),
+      },
       ReadonlyRootfs: true,
       Privileged: false,
       CapDrop: ['ALL'],

@@ -1,6 +1,8 @@
 /**
  * The `docker` agent backend: one agent per Docker engine, every kernel a container (./container-spec) running the
- * same kernel runner as the sandboxes, reached over a Unix socket in a host directory bound into the container.
+ * same kernel runner as the sandboxes, reached over a Unix socket in a host directory bound into the container
+ * (a unix:// engine, on this machine), or over an exec bridging to the socket inside the container (a tcp:// engine,
+ * ./exec-channel; its host mounts the data directory at the same path).
  * A session's kernels share a private internal network named after the session, on which they resolve each other
  * by hostname and their apps listen (appHost = the container's address there). Containers outlive the manager and
  * are found again by their labels; one that dies or is removed from outside ends its session with the reason.
@@ -12,10 +14,14 @@ import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, KernelS
 import { NO_STATS } from '../agent';
 import { RunnerAgent } from '../channel/runner-agent';
 import { kernelDir, kernelRunDir, prepareScratch } from '../sandbox/kernel-dir';
-import { containerName, containerOptions, LABEL_KERNEL, LABEL_MANAGED, LABEL_SESSION, sessionNetworkName } from './container-spec';
+import { containerName, containerOptions, LABEL_KERNEL, LABEL_MANAGED, LABEL_PYTHON, LABEL_SESSION, SOCKET_IN_CONTAINER, sessionNetworkName } from './container-spec';
+import { copyRunnerFiles, type RunnerFiles } from './runner-copy';
+import { xtermFiles } from '../sandbox/xterm';
 import type { DockerEngine } from './engine';
 import { demuxLogs, statsFrom } from './engine-data';
 import { commitImage } from './commit-image';
+import { closeReadyBridges, openBridge } from './exec-channel';
+import type { Duplex } from 'node:stream';
 
 export interface DockerAgentOptions {
   engine: DockerEngine;
@@ -30,6 +36,8 @@ export interface DockerAgentOptions {
 
 interface KernelRecord {
   containerId: string;
+  /** Where its runner answers: the socket on this machine, or the exec bridge of a remote engine. */
+  endpoint: KernelEndpoint;
   sessionId: string;
   /** The container's address on its session network (where its apps listen). */
   address: string | null;
@@ -57,6 +65,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
   private readonly watch: NodeJS.Timeout;
   private polling = false;
   private polls = 0;
+  private runnerFiles: RunnerFiles | null = null;
 
   constructor(private readonly options: DockerAgentOptions) {
     super();
@@ -70,8 +79,17 @@ export class DockerAgent extends RunnerAgent implements Agent {
     return kernelDir(this.options.dataDir, kernelId).scratch;
   }
 
-  private socketEndpoint(kernelId: string): KernelEndpoint {
-    return { kind: 'unix', path: path.join(kernelRunDir(kernelId), 'kernel.sock') };
+  /** The kernel's runner: its socket in a host directory (a local engine), or inside the container (a remote one). */
+  private runnerEndpoint(kernelId: string, containerId: string, python: string): KernelEndpoint {
+    if (this.options.engine.local) return { kind: 'unix', path: path.join(kernelRunDir(kernelId), 'kernel.sock') };
+    return { kind: 'docker-exec', engine: this.options.engine.url, container: containerId, socket: SOCKET_IN_CONTAINER, user: `${this.uid()}:${this.uid()}`, python };
+  }
+
+  /** The runner files as the engine's host sees them: this install's own, or a copy under the data directory. */
+  private filesForEngine(): RunnerFiles {
+    if (this.options.engine.local) return { runnerPath: this.options.runnerPath, xterm: xtermFiles() };
+    this.runnerFiles ??= copyRunnerFiles(this.options.dataDir, this.options.runnerPath);
+    return this.runnerFiles;
   }
 
   /** As root Berth hands the scratch directory to the kernel's uid; otherwise the container runs as Berth's own. */
@@ -90,10 +108,21 @@ export class DockerAgent extends RunnerAgent implements Agent {
     return false;
   }
 
+  /** On a remote engine the session network is out of reach: an app is reached by exec in its own container. */
+  appConnector(host: string): ((port: number) => Promise<Duplex>) | null {
+    if (this.options.engine.local) return null;
+    for (const record of this.kernels.values()) {
+      const endpoint = record.endpoint;
+      if (record.address !== host || record.exited || endpoint.kind !== 'docker-exec') continue;
+      return (port) => openBridge(this.docker, endpoint, [host, String(port)]);
+    }
+    return null;
+  }
+
   protected endpoint(kernelId: string): KernelEndpoint {
     const record = this.kernels.get(kernelId);
     if (!record || record.exited) throw new Error('the kernel is not running');
-    return this.socketEndpoint(kernelId);
+    return record.endpoint;
   }
 
   isAlive(kernelId: string): boolean {
@@ -102,9 +131,6 @@ export class DockerAgent extends RunnerAgent implements Agent {
   }
 
   async createKernels(specs: KernelSpec[], hooks: LaunchHooks = {}): Promise<KernelInfo[]> {
-    if (!this.options.engine.local) {
-      throw new Error(`${this.options.engine.url}: kernels on tcp:// engines need a TLS kernel channel, which the docker backend does not provide yet`);
-    }
     await hooks.placed?.(new Map(specs.map((s) => [s.kernelId, this.id])));
     const network = await this.ensureNetwork(specs[0].sessionId);
     const results = await Promise.allSettled(specs.map((spec) => this.createKernel(spec, network)));
@@ -140,42 +166,52 @@ export class DockerAgent extends RunnerAgent implements Agent {
     }
     const labels = (imageInfo.Config?.Labels ?? {}) as Record<string, string>;
     const runtimePath = labels['ai.backend.runtime-path'];
+    const imagePython = runtimePath?.startsWith('/') ? runtimePath : null;
+    const local = this.options.engine.local;
+    if (!local && !imagePython) {
+      throw new Error(`the image ${spec.image} has no Python (ai.backend.runtime-path), which a kernel on the remote engine ${this.options.engine.url} needs: only a local engine can lend the host's Python runtime`);
+    }
     const uid = this.uid();
     const dir = kernelDir(this.options.dataDir, spec.kernelId);
-    const runDir = kernelRunDir(spec.kernelId);
+    const runDir = local ? kernelRunDir(spec.kernelId) : null;
+    const files = this.filesForEngine();
     prepareScratch(dir, spec, uid);
-    rmSync(runDir, { recursive: true, force: true });
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    chownSync(runDir, uid, uid);
+    if (runDir) {
+      rmSync(runDir, { recursive: true, force: true });
+      mkdirSync(runDir, { recursive: true, mode: 0o700 });
+      chownSync(runDir, uid, uid);
+    }
     const name = containerName(spec.kernelId);
     await this.docker.getContainer(name).remove({ force: true }).catch(() => undefined);
     const options = containerOptions({
       spec,
       image: spec.image,
-      imagePython: runtimePath?.startsWith('/') ? runtimePath : null,
+      imagePython,
       uid,
       scratchDir: dir.scratch,
       runDir,
-      runnerPath: this.options.runnerPath,
+      runnerPath: files.runnerPath,
+      xterm: files.xterm,
       network,
       gpuDriver: this.options.gpuDriver ?? 'nvidia',
     });
     const container = await this.docker.createContainer(options);
-    const record: KernelRecord = { containerId: container.id, sessionId: spec.sessionId, address: null, exited: false, destroying: false, stats: NO_STATS };
+    const endpoint = this.runnerEndpoint(spec.kernelId, container.id, options.Labels![LABEL_PYTHON]);
+    const record: KernelRecord = { containerId: container.id, endpoint, sessionId: spec.sessionId, address: null, exited: false, destroying: false, stats: NO_STATS };
     this.kernels.set(spec.kernelId, record);
     await container.start();
-    await this.waitReady(spec.kernelId, container, this.options.startTimeoutMs ?? 60_000);
+    await this.waitReady(spec.kernelId, endpoint, container, this.options.startTimeoutMs ?? 60_000);
     const info = await container.inspect();
     record.address = info.NetworkSettings.Networks[network]?.IPAddress || null;
-    return { kernelId: spec.kernelId, agentId: this.id, containerId: container.id, endpoint: this.socketEndpoint(spec.kernelId), scratchDir: dir.scratch };
+    return { kernelId: spec.kernelId, agentId: this.id, containerId: container.id, endpoint, scratchDir: dir.scratch };
   }
 
   /** Until the runner answers on its socket; a container that stops first fails the start with its output. */
-  private async waitReady(kernelId: string, container: Docker.Container, timeoutMs: number): Promise<void> {
+  private async waitReady(kernelId: string, endpoint: KernelEndpoint, container: Docker.Container, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.kernels.get(kernelId)?.destroying) throw new Error('the session was destroyed while its container was starting');
-      if (await RunnerAgent.answers(this.socketEndpoint(kernelId), 1_000)) return;
+      if (await RunnerAgent.answers(endpoint, 1_000)) return;
       const state = (await container.inspect()).State;
       if (!state.Running) {
         const output = demuxLogs((await container.logs({ stdout: true, stderr: true, tail: 50 })) as unknown as Buffer).trim();
@@ -209,11 +245,12 @@ export class DockerAgent extends RunnerAgent implements Agent {
   async adoptKernel(kernelId: string): Promise<boolean> {
     const found = await this.docker.listContainers({ all: true, filters: { label: [`${LABEL_KERNEL}=${kernelId}`] } }).catch(() => []);
     const container = found.find((c) => c.State === 'running');
-    if (!container || !this.options.engine.local) return false;
-    if (!(await RunnerAgent.answers(this.socketEndpoint(kernelId)))) return false;
+    if (!container) return false;
+    const endpoint = this.runnerEndpoint(kernelId, container.Id, container.Labels[LABEL_PYTHON] ?? '/usr/bin/python3');
+    if (!(await RunnerAgent.answers(endpoint))) return false;
     const sessionId = container.Labels[LABEL_SESSION] ?? '';
     const address = container.NetworkSettings?.Networks?.[sessionNetworkName(sessionId)]?.IPAddress || null;
-    this.kernels.set(kernelId, { containerId: container.Id, sessionId, address, exited: false, destroying: false, stats: NO_STATS });
+    this.kernels.set(kernelId, { containerId: container.Id, endpoint, sessionId, address, exited: false, destroying: false, stats: NO_STATS });
     return true;
   }
 
@@ -254,7 +291,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
   private async engineGone(): Promise<void> {
     for (const [kernelId, record] of this.kernels) {
       if (record.exited || record.destroying || !record.address) continue;
-      if (!record.pendingExit && (await RunnerAgent.answers(this.socketEndpoint(kernelId), 1_000))) continue;
+      if (!record.pendingExit && (await RunnerAgent.answers(record.endpoint, 1_000))) continue;
       this.exit(kernelId, record, { exitCode: null, oomKilled: false, reason: 'agent-termination', failed: true, message: `The Docker engine ${this.options.engine.url} running the kernel is gone.` });
     }
   }
@@ -306,6 +343,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
 
   async close(): Promise<void> {
     clearInterval(this.watch);
+    if (!this.options.engine.local) await closeReadyBridges(this.options.engine.url);
     // Containers keep running: the next manager adopts them.
     this.kernels.clear();
   }

@@ -10,6 +10,8 @@ import { json } from '../../db';
 import { ensureScalingGroup } from '../../resources/ensure-scaling-group';
 import { DockerAgent } from './docker-agent';
 import { connectEngine, type DockerEngine } from './engine';
+import { openExecChannel, registerExecEngine } from './exec-channel';
+import { registerTransport } from '../channel/connect';
 
 export const HEARTBEAT_MS = 3_000;
 
@@ -34,6 +36,9 @@ export function dockerAgents(app: App): DockerAgent[] {
 export async function startDockerBackend(app: App, settings: DockerSettings, runnerPath: string, version: string): Promise<DockerBackend> {
   await ensureScalingGroup(app, settings.scalingGroup, 'Sessions run in containers on Docker engines');
   const engines = settings.hosts.map((url) => connectEngine(url, settings.tlsDir));
+  // Kernels on remote engines are reached by exec through the engine (their endpoints name it by url).
+  registerTransport('docker-exec', openExecChannel);
+  for (const engine of engines) if (!engine.local) registerExecEngine(engine.url, engine.docker);
   const agents = engines.map(
     (engine) => new DockerAgent({ engine, dataDir: app.settings.dataDir, runnerPath, kernelUid: app.settings.kernelUid, log: app.log }),
   );
