@@ -9,7 +9,8 @@ import type { Principal } from '../auth/principal';
 import { isSuperadmin } from '../auth/principal';
 import { actingAs } from '../auth/delegation';
 import { json } from '../db';
-import type { Image, Session, SessionMount } from '../db/schema';
+import { sql, type Insertable } from 'kysely';
+import type { Image, KernelTable, Session, SessionMount, SessionTable } from '../db/schema';
 import { Problem, badRequest } from '../http/problem';
 import { resolveImage } from '../images/catalog';
 import { checkImageRunsIn, checkRegistryConfigured } from '../images/engine-images';
@@ -79,10 +80,16 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   await checkRegistryConfigured(app, input.image);
   const image = await resolveImage(app, input.image);
 
-  const existing = await liveSessionNamed(app, owner.accessKey, input.name);
-  if (existing) return reuseOrRefuse(app, existing, image, input.reuseIfExists);
-
-  const prepared = await validate(app, caller, owner, input, image);
+  let prepared: Prepared;
+  try {
+    prepared = await validate(app, caller, owner, input, image);
+  } catch (err) {
+    // A live session of this name is answered (reused or refused) whatever the rest of the request says; looked
+    // up only here and on a conflicting insert, so a new name costs no query for it.
+    const existing = await liveSessionNamed(app, owner.accessKey, input.name);
+    if (existing) return reuseOrRefuse(app, existing, image, input.reuseIfExists);
+    throw err;
+  }
   const sessionId = randomUUID();
   const now = new Date();
   // Sessions that passes skip until their time or their dependencies come say why from the start.
@@ -90,80 +97,86 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
     ? (await app.db.selectFrom('sessions').select('status').select('result').where('id', 'in', prepared.dependencies).execute()).filter((d) => !(d.status === 'TERMINATED' && d.result === 'success')).length
     : 0;
   const verdict = submissionVerdict(prepared.startsAt, unmet, now);
+  let session: Session;
   try {
-    await app.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('sessions')
-        .values({
-          id: sessionId,
-          name: input.name,
-          access_key: owner.accessKey,
-          user_uuid: owner.userId,
-          domain_name: owner.domainName,
-          group_id: prepared.groupId,
-          scaling_group_name: prepared.scalingGroup,
-          session_type: input.type,
-          cluster_mode: input.clusterMode,
-          cluster_size: input.clusterSize,
-          image_id: image.id,
-          image: image.name,
-          architecture: input.arch ?? image.architecture,
-          tag: input.tag ?? null,
-          priority: input.priority,
-          status: 'PENDING',
-          status_history: json({ PENDING: now.toISOString() }),
-          status_data: json(verdict ? { scheduler: schedulerRecord(verdict, 0, null) } : {}),
-          status_info: verdict ? statusInfo(verdict) : null,
-          requested_slots: json(format(prepared.sessionSlots)),
-          occupying_slots: json({}),
-          environ: json(input.config.environ ?? {}),
-          resource_opts: json(prepared.resourceOpts),
-          mounts: json(prepared.mounts),
-          agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
-          startup_command: input.startupCommand ?? null,
-          bootstrap_script: input.bootstrapScript ?? null,
-          callback_url: input.callbackUrl ?? null,
-          starts_at: prepared.startsAt,
-          batch_timeout: input.batchTimeout ?? null,
-          created_at: now,
-        })
-        .execute();
-      await trx
-        .insertInto('kernels')
-        .values(
-          kernelPlaces(input.clusterSize, input.roles).map((place) => ({
-            id: randomUUID(),
-            session_id: sessionId,
-            cluster_role: place.role,
-            cluster_idx: place.idx,
-            cluster_hostname: place.hostname,
-            status: 'PENDING',
-            status_history: json({ PENDING: now.toISOString() }),
-            status_data: json({}),
-            occupied_slots: json({}),
-            service_ports: json(preopenPorts(input.config.preopen_ports)),
-            last_stat: json(null),
-          })),
-        )
-        .execute();
-      if (prepared.dependencies.length) {
-        await trx.insertInto('session_dependencies').values(prepared.dependencies.map((depends_on) => ({ session_id: sessionId, depends_on }))).execute();
-      }
-    });
+    session = await insertSession(app, {
+      id: sessionId,
+      name: input.name,
+      access_key: owner.accessKey,
+      user_uuid: owner.userId,
+      domain_name: owner.domainName,
+      group_id: prepared.groupId,
+      scaling_group_name: prepared.scalingGroup,
+      session_type: input.type,
+      cluster_mode: input.clusterMode,
+      cluster_size: input.clusterSize,
+      image_id: image.id,
+      image: image.name,
+      architecture: input.arch ?? image.architecture,
+      tag: input.tag ?? null,
+      priority: input.priority,
+      status: 'PENDING',
+      status_history: json({ PENDING: now.toISOString() }),
+      status_data: json(verdict ? { scheduler: schedulerRecord(verdict, 0, null) } : {}),
+      status_info: verdict ? statusInfo(verdict) : null,
+      requested_slots: json(format(prepared.sessionSlots)),
+      occupying_slots: json({}),
+      environ: json(input.config.environ ?? {}),
+      resource_opts: json(prepared.resourceOpts),
+      mounts: json(prepared.mounts),
+      agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
+      startup_command: input.startupCommand ?? null,
+      bootstrap_script: input.bootstrapScript ?? null,
+      callback_url: input.callbackUrl ?? null,
+      starts_at: prepared.startsAt,
+      batch_timeout: input.batchTimeout ?? null,
+      created_at: now,
+    }, kernelPlaces(input.clusterSize, input.roles).map((place) => ({
+      id: randomUUID(),
+      session_id: sessionId,
+      cluster_role: place.role,
+      cluster_idx: place.idx,
+      cluster_hostname: place.hostname,
+      status: 'PENDING',
+      status_history: json({ PENDING: now.toISOString() }),
+      status_data: json({}),
+      occupied_slots: json({}),
+      service_ports: json(preopenPorts(input.config.preopen_ports)),
+      last_stat: json(null),
+    })), prepared.dependencies);
   } catch (err) {
-    // Another request created a session of this name in the meantime.
+    // A session of this name is live (created before, or by another request in the meantime).
     const raced = await liveSessionNamed(app, owner.accessKey, input.name);
     if (raced) return reuseOrRefuse(app, raced, image, input.reuseIfExists);
     throw err;
   }
 
-  const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
   const started = input.enqueueOnly ? null : waitForStart(app, sessionId, input.maxWaitSeconds);
   publishSessionEvent(app, session, 'session_enqueued', session.status_info ?? '', null);
-  app.triggerScheduler('event', sessionId);
+  app.triggerScheduler('event', { id: sessionId, startsAt: prepared.startsAt });
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;
   return { sessionId, sessionName: input.name, status, servicePorts: compactServicePorts(withPreopen(appsOf(image), preopenPorts(input.config.preopen_ports))), created: true };
+}
+
+/**
+ * The session, its kernels and its dependencies in one statement (data-modifying CTEs; the foreign keys are
+ * checked at its end): atomic without a transaction's begin and commit, one round trip. Answers the stored row.
+ */
+async function insertSession(app: App, session: Insertable<SessionTable>, kernels: Insertable<KernelTable>[], dependencies: string[]): Promise<Session> {
+  const sessionId = String(session.id);
+  return app.db
+    .with('new_kernels', (db) => db.insertInto('kernels').values(kernels))
+    .with('new_dependencies', (db) =>
+      // An empty VALUES list is not SQL: without dependencies the CTE inserts the rows of an empty select.
+      dependencies.length
+        ? db.insertInto('session_dependencies').values(dependencies.map((depends_on) => ({ session_id: sessionId, depends_on })))
+        : db.insertInto('session_dependencies').columns(['session_id', 'depends_on']).expression((eb) => eb.selectFrom('session_dependencies').select(['session_id', 'depends_on']).where(sql<boolean>`false`)),
+    )
+    .insertInto('sessions')
+    .values(session)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Role, index within the role (from 1) and hostname (`main1`, `sub1`, `sub2`, `worker1`, …) of each kernel. */
