@@ -44,6 +44,14 @@ async function submit(client, prefix, count, extra) {
   return count / ((performance.now() - t) / 1000);
 }
 
+/** Runs `task(i)` for i < count from CLIENTS concurrent clients. */
+async function forEach(count, task) {
+  let next = 0;
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < count) await task(next++);
+  }));
+}
+
 /** The dashboard's session list, one request at a time (the first 10 warm up and are not counted): ms each. */
 async function listTimes(client) {
   const times = [];
@@ -115,9 +123,13 @@ try {
   await client.call('POST', '/admin/gql', { body: { query: 'mutation { modify_keypair_resource_policy(name: "default", props: { max_concurrent_sessions: 0, total_resource_slots: "{}" }) { ok msg } }' } }).catch(() => undefined);
   const latencies = await freedToScheduled(client, Number(process.env.BENCH_LATENCY_RUNS ?? 10));
   console.log(`Freed capacity → SCHEDULED on ${DB} (${latencies.length} runs): p50 ${pct(latencies, 50)} ms, max ${Math.max(...latencies)} ms`);
-  console.log(`\nThe queue on ${DB}: ${CLIENTS} concurrent clients, enqueueOnly batch sessions (starts_at tomorrow)`);
+  console.log(`\nThe queue on ${DB}: ${CLIENTS} concurrent clients, enqueueOnly batch sessions (starts_at tomorrow), after a warm-up of ${process.env.BENCH_WARMUP ?? 500} (cancelled)`);
   console.log('| pending before | submissions/s | vs empty queue |');
   console.log('|---:|---:|---:|');
+  // Warm-up (JIT, the database's caches), then cancelled: the first band measures an empty queue, not a cold process.
+  const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
+  await submit(client, 'warm', WARMUP, { starts_at: tomorrow });
+  await forEach(WARMUP, (i) => client.call('DELETE', `/session/warm-${i}`, { query: { forced: true } }));
   let empty = 0;
   let listReserved = null;
   for (let from = 0; from < TOTAL; from += BAND) {

@@ -13,6 +13,7 @@ import { EventBus } from './events/bus';
 import type { Agent } from './agents/agent';
 import { LocalCluster, PgCluster, type Cluster } from './cluster/notify';
 import { Leases } from './cluster/leases';
+import type { Submitted } from './sessions/scheduler/run';
 
 export interface App {
   settings: BerthSettings;
@@ -37,7 +38,7 @@ export interface App {
    * (default `event`) is what GET /manager/scheduler/status reports as the pass's trigger. `submitted`: the
    * session whose submission asks (and nothing else): the pass may look at it alone (./sessions/scheduler/run).
    */
-  triggerScheduler: (reason?: string, submitted?: string) => void;
+  triggerScheduler: (reason?: string, submitted?: Submitted) => void;
   close(): Promise<void>;
 }
 

@@ -67,24 +67,30 @@ export class RateLimiter implements RateLimits {
 
 /**
  * The window in PostgreSQL: one statement per request. INSERT … ON CONFLICT DO UPDATE locks the key's row and
- * computes the new list from its latest committed version, so concurrent requests on several replicas are counted
- * one after the other and the (limit+1)th in the window is refused exactly. Only the newest limit+1 times are
- * kept: every older one leaves the window before them, so the verdict is the same as with the whole list, and a
- * flood of refused requests cannot grow the row.
+ * computes the new counts from its latest committed version, so concurrent requests on several replicas are counted
+ * one after the other and the (limit+1)th in the window is refused exactly. The row keeps a count per second (the
+ * window is whole seconds here: a request leaves it 899–900 s later), at most 900 entries whatever the limit or the
+ * rate, so a key that sends hundreds of requests a second costs each of them the same.
  */
 export class SharedRateLimiter implements RateLimits {
   constructor(private readonly db: Db, private readonly windowMs = RATE_LIMIT_WINDOW_S * 1000) {}
 
   async hit(accessKey: string, limit: number | null, now = Date.now()): Promise<RateLimitState> {
     if (limit === null) return { limit: null, remaining: 0, reset: 0, exceeded: false };
-    const cutoff = now - this.windowMs;
+    const second = Math.floor(now / 1000);
+    const first = second - Math.ceil(this.windowMs / 1000) + 1;
     const { rows } = await sql<{ count: number; oldest: string }>`
-      insert into rate_limit_windows as w (access_key, hits) values (${accessKey}, array[${now}::bigint])
+      insert into rate_limit_windows as w (access_key, hits, seconds, counts) values (${accessKey}, '{}', array[${second}::bigint], array[1])
       on conflict (access_key) do update
-        set hits = array(
-          select h from (select h from unnest(w.hits) as h where h > ${cutoff}::bigint order by h desc limit ${limit}::int) as newest order by h
-        ) || ${now}::bigint
-      returning cardinality(hits) as count, hits[1] as oldest`.execute(this.db);
-    return stateOf(limit, Number(rows[0].count), Number(rows[0].oldest), now, this.windowMs);
+        set (seconds, counts) = (
+          select array_agg(s order by s), array_agg(c order by s)
+          from (
+            select s, sum(c)::int as c
+            from (select * from unnest(w.seconds, w.counts) as b(s, c) where s >= ${first}::bigint union all select ${second}::bigint, 1) as kept
+            group by s
+          ) as merged
+        )
+      returning (select sum(c)::int from unnest(counts) as c) as count, seconds[1] as oldest`.execute(this.db);
+    return stateOf(limit, Number(rows[0].count), Number(rows[0].oldest) * 1000, now, this.windowMs);
   }
 }

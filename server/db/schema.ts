@@ -78,6 +78,8 @@ export interface Database {
   audit_log: AuditLogTable;
   cluster_events: ClusterEventTable;
   rate_limit_windows: RateLimitWindowTable;
+  /** Moves with every committed change to what submissions look up (migration 0018): one row. */
+  lookup_generation: { id: number; n: number };
 }
 
 export type User = Selectable<UserTable>;

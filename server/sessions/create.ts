@@ -9,19 +9,19 @@ import type { Principal } from '../auth/principal';
 import { isSuperadmin } from '../auth/principal';
 import { actingAs } from '../auth/delegation';
 import { json } from '../db';
-import type { Image, Session, SessionMount } from '../db/schema';
+import type { Insertable } from 'kysely';
+import type { Image, KernelTable, Session, SessionMount, SessionTable } from '../db/schema';
 import { Problem, badRequest } from '../http/problem';
-import { resolveImage } from '../images/catalog';
 import { checkImageRunsIn, checkRegistryConfigured } from '../images/engine-images';
 import { resolveSessionMounts } from '../storage/session-mounts';
-import { activeSlots, formatAmount, parseAmount, toAmounts, type Amounts } from '../resources/slots';
+import { formatAmount, parseAmount, toAmounts, type Amounts } from '../resources/slots';
 import { parseDuration } from '../util/duration';
 import { findSession } from './access';
 import { LIVE } from './states';
 import { publishSessionEvent } from './transition';
 import { schedulerRecord, statusInfo, submissionVerdict } from './scheduler/reasons';
 import { appsOf, compactServicePorts, preopenPorts, sessionApps, withPreopen } from '../apps/session-apps';
-import { isProjectMember } from '../projects/membership';
+import { submissionLookups } from './lookups';
 
 export interface CreateSessionInput {
   name: string;
@@ -77,12 +77,19 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
   const owner = await actingAs(app, caller, input.ownerAccessKey);
   checkSessionName(input.name);
   await checkRegistryConfigured(app, input.image);
-  const image = await resolveImage(app, input.image);
+  await submissionLookups(app).refresh();
+  const image = await submissionLookups(app).image(app, input.image);
 
-  const existing = await liveSessionNamed(app, owner.accessKey, input.name);
-  if (existing) return reuseOrRefuse(app, existing, image, input.reuseIfExists);
-
-  const prepared = await validate(app, caller, owner, input, image);
+  let prepared: Prepared;
+  try {
+    prepared = await validate(app, caller, owner, input, image);
+  } catch (err) {
+    // A live session of this name is answered (reused or refused) whatever the rest of the request says; looked
+    // up only here and on a conflicting insert, so a new name costs no query for it.
+    const existing = await liveSessionNamed(app, owner.accessKey, input.name);
+    if (existing) return reuseOrRefuse(app, existing, image, input.reuseIfExists);
+    throw err;
+  }
   const sessionId = randomUUID();
   const now = new Date();
   // Sessions that passes skip until their time or their dependencies come say why from the start.
@@ -90,80 +97,82 @@ export async function createSession(app: App, caller: Principal, input: CreateSe
     ? (await app.db.selectFrom('sessions').select('status').select('result').where('id', 'in', prepared.dependencies).execute()).filter((d) => !(d.status === 'TERMINATED' && d.result === 'success')).length
     : 0;
   const verdict = submissionVerdict(prepared.startsAt, unmet, now);
+  let session: Session;
   try {
-    await app.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('sessions')
-        .values({
-          id: sessionId,
-          name: input.name,
-          access_key: owner.accessKey,
-          user_uuid: owner.userId,
-          domain_name: owner.domainName,
-          group_id: prepared.groupId,
-          scaling_group_name: prepared.scalingGroup,
-          session_type: input.type,
-          cluster_mode: input.clusterMode,
-          cluster_size: input.clusterSize,
-          image_id: image.id,
-          image: image.name,
-          architecture: input.arch ?? image.architecture,
-          tag: input.tag ?? null,
-          priority: input.priority,
-          status: 'PENDING',
-          status_history: json({ PENDING: now.toISOString() }),
-          status_data: json(verdict ? { scheduler: schedulerRecord(verdict, 0, null) } : {}),
-          status_info: verdict ? statusInfo(verdict) : null,
-          requested_slots: json(format(prepared.sessionSlots)),
-          occupying_slots: json({}),
-          environ: json(input.config.environ ?? {}),
-          resource_opts: json(prepared.resourceOpts),
-          mounts: json(prepared.mounts),
-          agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
-          startup_command: input.startupCommand ?? null,
-          bootstrap_script: input.bootstrapScript ?? null,
-          callback_url: input.callbackUrl ?? null,
-          starts_at: prepared.startsAt,
-          batch_timeout: input.batchTimeout ?? null,
-          created_at: now,
-        })
-        .execute();
-      await trx
-        .insertInto('kernels')
-        .values(
-          kernelPlaces(input.clusterSize, input.roles).map((place) => ({
-            id: randomUUID(),
-            session_id: sessionId,
-            cluster_role: place.role,
-            cluster_idx: place.idx,
-            cluster_hostname: place.hostname,
-            status: 'PENDING',
-            status_history: json({ PENDING: now.toISOString() }),
-            status_data: json({}),
-            occupied_slots: json({}),
-            service_ports: json(preopenPorts(input.config.preopen_ports)),
-            last_stat: json(null),
-          })),
-        )
-        .execute();
-      if (prepared.dependencies.length) {
-        await trx.insertInto('session_dependencies').values(prepared.dependencies.map((depends_on) => ({ session_id: sessionId, depends_on }))).execute();
-      }
-    });
+    session = await insertSession(app, {
+      id: sessionId,
+      name: input.name,
+      access_key: owner.accessKey,
+      user_uuid: owner.userId,
+      domain_name: owner.domainName,
+      group_id: prepared.groupId,
+      scaling_group_name: prepared.scalingGroup,
+      session_type: input.type,
+      cluster_mode: input.clusterMode,
+      cluster_size: input.clusterSize,
+      image_id: image.id,
+      image: image.name,
+      architecture: input.arch ?? image.architecture,
+      tag: input.tag ?? null,
+      priority: input.priority,
+      status: 'PENDING',
+      status_history: json({ PENDING: now.toISOString() }),
+      status_data: json(verdict ? { scheduler: schedulerRecord(verdict, 0, null) } : {}),
+      status_info: verdict ? statusInfo(verdict) : null,
+      requested_slots: json(format(prepared.sessionSlots)),
+      occupying_slots: json({}),
+      environ: json(input.config.environ ?? {}),
+      resource_opts: json(prepared.resourceOpts),
+      mounts: json(prepared.mounts),
+      agent_list: json(input.config.agent_list?.length ? input.config.agent_list : null),
+      startup_command: input.startupCommand ?? null,
+      bootstrap_script: input.bootstrapScript ?? null,
+      callback_url: input.callbackUrl ?? null,
+      starts_at: prepared.startsAt,
+      batch_timeout: input.batchTimeout ?? null,
+      created_at: now,
+    }, kernelPlaces(input.clusterSize, input.roles).map((place) => ({
+      id: randomUUID(),
+      session_id: sessionId,
+      cluster_role: place.role,
+      cluster_idx: place.idx,
+      cluster_hostname: place.hostname,
+      status: 'PENDING',
+      status_history: json({ PENDING: now.toISOString() }),
+      status_data: json({}),
+      occupied_slots: json({}),
+      service_ports: json(preopenPorts(input.config.preopen_ports)),
+      last_stat: json(null),
+    })), prepared.dependencies);
   } catch (err) {
-    // Another request created a session of this name in the meantime.
+    // A session of this name is live (created before, or by another request in the meantime).
     const raced = await liveSessionNamed(app, owner.accessKey, input.name);
     if (raced) return reuseOrRefuse(app, raced, image, input.reuseIfExists);
     throw err;
   }
 
-  const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
   const started = input.enqueueOnly ? null : waitForStart(app, sessionId, input.maxWaitSeconds);
   publishSessionEvent(app, session, 'session_enqueued', session.status_info ?? '', null);
-  app.triggerScheduler('event', sessionId);
+  app.triggerScheduler('event', { id: sessionId, startsAt: prepared.startsAt });
   if (!started) return { sessionId, sessionName: input.name, status: 'PENDING', servicePorts: [], created: true };
   const status = await started;
   return { sessionId, sessionName: input.name, status, servicePorts: compactServicePorts(withPreopen(appsOf(image), preopenPorts(input.config.preopen_ports))), created: true };
+}
+
+/**
+ * The session, its kernels and its dependencies in one statement (data-modifying CTEs; the foreign keys are
+ * checked at its end): atomic without a transaction's begin and commit, one round trip. Answers the stored row.
+ */
+async function insertSession(app: App, session: Insertable<SessionTable>, kernels: Insertable<KernelTable>[], dependencies: string[]): Promise<Session> {
+  const withKernels = app.db.with('new_kernels', (db) => db.insertInto('kernels').values(kernels));
+  if (!dependencies.length) return withKernels.insertInto('sessions').values(session).returningAll().executeTakeFirstOrThrow();
+  const sessionId = String(session.id);
+  return withKernels
+    .with('new_dependencies', (db) => db.insertInto('session_dependencies').values(dependencies.map((depends_on) => ({ session_id: sessionId, depends_on }))))
+    .insertInto('sessions')
+    .values(session)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Role, index within the role (from 1) and hostname (`main1`, `sub1`, `sub2`, `worker1`, …) of each kernel. */
@@ -191,7 +200,8 @@ function checkSessionName(name: string): void {
 export async function checkCreateSession(app: App, caller: Principal, input: CreateSessionInput): Promise<{ owner: Principal; image: Image; groupId: string; scalingGroup: string }> {
   const owner = await actingAs(app, caller, input.ownerAccessKey);
   checkSessionName(input.name);
-  const image = await resolveImage(app, input.image);
+  await submissionLookups(app).refresh();
+  const image = await submissionLookups(app).image(app, input.image);
   const prepared = await validate(app, caller, owner, input, image);
   return { owner, image, groupId: prepared.groupId, scalingGroup: prepared.scalingGroup };
 }
@@ -240,35 +250,18 @@ async function validate(app: App, caller: Principal, owner: Principal, input: Cr
   if (input.config.agent_list?.length && !isSuperadmin(caller)) throw new Problem('insufficient-privilege', 'Only superadmins may pin sessions to agents.');
   const mounts = await resolveSessionMounts(app, owner, input.config);
 
-  const group = await app.db
-    .selectFrom('groups')
-    .select(['id', 'name'])
-    .where('domain_name', '=', owner.domainName)
-    .where((eb) => (/^[0-9a-f-]{36}$/i.test(input.group) ? eb.or([eb('id', '=', input.group), eb('name', '=', input.group)]) : eb('name', '=', input.group)))
-    .where('is_active', '=', true)
-    .executeTakeFirst();
+  const lookups = submissionLookups(app);
+  const group = await lookups.project(owner.domainName, input.group);
   if (!group) throw badRequest(`No such project: ${input.group}`, { group: 'unknown project' });
-  if (!isSuperadmin(owner) && !(await isProjectMember(app, { userId: owner.userId, projectId: group.id }))) throw badRequest(`The owner is not a member of project "${group.name}".`, { group: 'not a member' });
+  if (!isSuperadmin(owner) && !(await lookups.member(owner.userId, group.id))) throw badRequest(`The owner is not a member of project "${group.name}".`, { group: 'not a member' });
 
   const scalingGroup = input.config.scaling_group ?? 'default';
-  const allowed = await app.db
-    .selectFrom('scaling_groups as s')
-    .select('s.name')
-    .where('s.name', '=', scalingGroup)
-    .where('s.is_active', '=', true)
-    .where((eb) =>
-      eb.or([
-        eb.exists(eb.selectFrom('sgroups_for_domains').select('domain').whereRef('scaling_group', '=', 's.name').where('domain', '=', owner.domainName)),
-        eb.exists(eb.selectFrom('sgroups_for_groups').select('group_id').whereRef('scaling_group', '=', 's.name').where('group_id', '=', group.id)),
-      ]),
-    )
-    .executeTakeFirst();
-  if (!allowed) throw badRequest(`The scaling group "${scalingGroup}" is not available to this project.`, { scaling_group: 'not allowed' });
+  if (!(await lookups.scalingGroupAllowed(scalingGroup, owner.domainName, group.id))) throw badRequest(`The scaling group "${scalingGroup}" is not available to this project.`, { scaling_group: 'not allowed' });
   checkImageRunsIn(app, image, scalingGroup);
 
-  const policy = await app.db.selectFrom('keypair_resource_policies').select('max_containers_per_session').where('name', '=', owner.keypairPolicy).executeTakeFirst();
-  if (policy && input.clusterSize > Math.max(1, policy.max_containers_per_session)) {
-    throw badRequest(`A session may have at most ${policy.max_containers_per_session} kernels under this keypair's policy.`, { cluster_size: 'too large' });
+  const maxContainers = await lookups.maxContainers(owner.keypairPolicy);
+  if (maxContainers !== undefined && input.clusterSize > Math.max(1, maxContainers)) {
+    throw badRequest(`A session may have at most ${maxContainers} kernels under this keypair's policy.`, { cluster_size: 'too large' });
   }
 
   const perKernel = await requestedSlots(app, input.config.resources ?? {}, image, scalingGroup);
@@ -302,7 +295,7 @@ function resourceOptions(options: Record<string, unknown>): Record<string, unkno
 
 /** Slots of one kernel: the request over the image's minimum, every amount positive and known. */
 async function requestedSlots(app: App, resources: Record<string, unknown>, image: Image, scalingGroup: string): Promise<Amounts> {
-  const known = await activeSlots(app, scalingGroup);
+  const known = await submissionLookups(app).slotTypes(app, scalingGroup);
   const minimum = toAmounts(Object.fromEntries(Object.entries(image.resource_limits).map(([k, v]) => [k, v.min])));
   const slots: Amounts = { ...minimum };
   for (const [slot, raw] of Object.entries(resources)) {

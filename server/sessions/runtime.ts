@@ -11,7 +11,7 @@ import { startDockerBackend } from '../agents/docker/register';
 import { BERTH_VERSION } from '../version';
 import { seedImages } from '../images/catalog';
 import { scanEngineImages } from '../images/engine-images';
-import { SessionScheduler } from './scheduler/run';
+import { SessionScheduler, type Submitted } from './scheduler/run';
 import { launchSession } from './launch';
 import { handleKernelExit } from './kernel-exits';
 import { reconcileSessions } from './reconcile';
@@ -64,9 +64,11 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
     agentServices(app).set(agent.id, service);
     await service.start();
   }
-  // A replica that is not the leader asks the leader for a pass (a session was created or ended through it).
-  app.triggerScheduler = (reason, submitted) => (scheduler ? scheduler.trigger(reason, submitted) : app.cluster.signal('scheduler'));
-  app.cluster.onSignal('scheduler', () => scheduler?.trigger());
+  // A replica that is not the leader asks the leader for a pass (a session was created or ended through it). A
+  // submission says which session, so the leader's pass can be a delta pass (or none, for a reserved session).
+  app.triggerScheduler = (reason, submitted) =>
+    scheduler ? scheduler.trigger(reason, submitted) : app.cluster.signal('scheduler', submitted ? { id: submitted.id, startsAt: submitted.startsAt?.toISOString() ?? null } : null);
+  app.cluster.onSignal('scheduler', (body) => scheduler?.trigger('event', submittedFrom(body)));
   if (roles.singletons) {
     app.leases.add({
       name: 'scheduler',
@@ -97,4 +99,12 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
       for (const a of new Set(app.agents.values())) await a.close();
     },
   };
+}
+
+/** The submission a `scheduler` signal names, if it names one (anything else asks for a full pass). */
+function submittedFrom(body: unknown): Submitted | undefined {
+  const { id, startsAt } = (body ?? {}) as { id?: unknown; startsAt?: unknown };
+  if (typeof id !== 'string') return undefined;
+  const at = typeof startsAt === 'string' ? new Date(startsAt) : null;
+  return { id, startsAt: at && !Number.isNaN(at.getTime()) ? at : null };
 }

@@ -14,6 +14,8 @@ import * as m0012 from './0012_operations';
 import * as m0015 from './0015_queue';
 import * as m0016 from './0016_replicas';
 import * as m0017 from './0017_list_indexes';
+import * as m0018 from './0018_lookup_generation';
+import * as m0019 from './0019_rate_limit_seconds';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -30,4 +32,6 @@ export const migrations: Record<string, Migration> = {
   '0015_queue': m0015,
   '0016_replicas': m0016,
   '0017_list_indexes': m0017,
+  '0018_lookup_generation': m0018,
+  '0019_rate_limit_seconds': m0019,
 };

@@ -1,4 +1,5 @@
 /** Scale-out (docs/architecture.md "Scale-out"): the replicas' event log and the shared rate-limit window. */
+import type { Generated } from 'kysely';
 import type { Defaulted, Json, Timestamp } from './columns';
 
 export interface ClusterEventTable {
@@ -12,6 +13,9 @@ export interface ClusterEventTable {
 
 export interface RateLimitWindowTable {
   access_key: string;
-  /** The times of the requests counted in the last 900 s, oldest first, as epoch milliseconds. */
+  /** Before migration 0019: the times of the requests counted in the last 900 s (no longer written). */
   hits: number[];
+  /** The epoch seconds with requests in the window, oldest first, and how many requests each had. */
+  seconds: Generated<number[]>;
+  counts: Generated<number[]>;
 }

@@ -24,6 +24,11 @@ import { couldStartNow } from './ready';
 
 
 const PERIODIC_MS = 10_000;
+/**
+ * How long a pass asked for by submissions alone waits for more of them: a burst of submissions is one pass
+ * (not one per submission), for at most this much added latency before a new session is looked at.
+ */
+const GATHER_MS = 2;
 /** setTimeout's limit; a starts_at further ahead is re-armed by the periodic pass. */
 const MAX_WAKE_MS = 2 ** 31 - 1;
 
@@ -35,6 +40,12 @@ function subtract(from: Amounts, amounts: Amounts): Amounts {
   const out = { ...from };
   for (const [k, v] of Object.entries(amounts)) out[k] = Math.max(0, (out[k] ?? 0) - v);
   return out;
+}
+
+/** The session whose submission asks for a pass, and its reserved start time. */
+export interface Submitted {
+  id: string;
+  startsAt: Date | null;
 }
 
 export class SessionScheduler {
@@ -66,16 +77,20 @@ export class SessionScheduler {
    * `reason`: `event` (enqueue, termination, an agent joining) or `timer`. `submitted`: the session whose
    * submission asks for the pass (nothing freed capacity); without it, the next pass is a full one.
    */
-  trigger(reason = 'event', submitted?: string): void {
+  trigger(reason = 'event', submitted?: Submitted): void {
+    // A session reserved for later cannot start in a pass before its time (passes load only sessions that could
+    // start now): its submission needs no pass, only the wake-up timer to be early enough for it.
+    if (submitted?.startsAt && submitted.startsAt.getTime() > Date.now()) return this.wakeBy(submitted.startsAt.getTime());
     this.reason = reason;
-    if (submitted) this.fresh.add(submitted);
+    if (submitted) this.fresh.add(submitted.id);
     else this.full = true;
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = true;
-    void this.loop();
+    if (submitted) setTimeout(() => void this.loop(), GATHER_MS);
+    else void this.loop();
   }
 
   stop(): void {
@@ -117,7 +132,8 @@ export class SessionScheduler {
   async pass(only?: string[]): Promise<string[]> {
     if (only && !only.length) return [];
     const { scheduled, reasons } = await this.app.db.transaction().execute((trx) => this.passIn(trx, only));
-    await this.armWake(only);
+    // A delta pass looks at submissions due now (reserved ones never trigger one), so nothing to wake for is new.
+    if (!only) await this.armWake();
     for (const { session, info } of reasons) publishPendingReason(this.app, session, info);
     for (const session of scheduled) {
       this.app.events.publishStatus(session.id, 'SCHEDULED');
@@ -126,17 +142,24 @@ export class SessionScheduler {
     return scheduled.map((s) => s.id);
   }
 
-  /** Wakes the scheduler when the earliest reserved start time comes (after a delta pass: if one of `only` is earlier). */
-  private async armWake(only?: string[]): Promise<void> {
+  /** Wakes the scheduler when the earliest reserved start time comes. */
+  private async armWake(): Promise<void> {
     const next = await this.app.db
       .selectFrom('sessions')
       .select((eb) => eb.fn.min('starts_at').as('at'))
       .where('status', '=', 'PENDING')
       .where('starts_at', '>', new Date())
-      .$if(!!only, (q) => q.where('id', 'in', only!))
       .executeTakeFirst();
-    const at = next?.at ? new Date(next.at as unknown as string).getTime() : Infinity;
-    if (at === this.wakeAt || (only && at >= this.wakeAt)) return;
+    this.setWake(next?.at ? new Date(next.at as unknown as string).getTime() : Infinity);
+  }
+
+  /** Makes the wake-up timer fire by `at` (a reserved session was submitted). */
+  private wakeBy(at: number): void {
+    if (at < this.wakeAt) this.setWake(at);
+  }
+
+  private setWake(at: number): void {
+    if (at === this.wakeAt) return;
     if (this.wake) clearTimeout(this.wake);
     this.wake = null;
     this.wakeAt = at;
