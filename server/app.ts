@@ -13,7 +13,12 @@ import { EventBus } from './events/bus';
 import type { Agent } from './agents/agent';
 import { LocalCluster, PgCluster, type Cluster } from './cluster/notify';
 import { Leases } from './cluster/leases';
-import type { Submitted } from './sessions/scheduler/run';
+
+/** The session whose submission asks for a scheduling pass, and its reserved start time. */
+export interface Submitted {
+  id: string;
+  startsAt: Date | null;
+}
 
 export interface App {
   settings: BerthSettings;

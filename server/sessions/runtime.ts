@@ -3,7 +3,7 @@
  * sessions to the launcher), the kernel-exit handler, and reconciliation of what survived the last run.
  */
 import path from 'node:path';
-import type { App } from '../app';
+import type { App, Submitted } from '../app';
 import type { KernelExit } from '../agents/agent';
 import { LocalAgent } from '../agents/local/local-agent';
 import { startSlurmBackend } from '../agents/slurm/register';
@@ -11,7 +11,7 @@ import { startDockerBackend } from '../agents/docker/register';
 import { BERTH_VERSION } from '../version';
 import { seedImages } from '../images/catalog';
 import { scanEngineImages } from '../images/engine-images';
-import { SessionScheduler, type Submitted } from './scheduler/run';
+import { SessionScheduler } from './scheduler/run';
 import { launchSession } from './launch';
 import { handleKernelExit } from './kernel-exits';
 import { reconcileSessions } from './reconcile';

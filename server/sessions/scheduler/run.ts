@@ -10,7 +10,7 @@
  * (Backend.AI's shape) and a short status_info, written in one statement.
  */
 import { sql } from 'kysely';
-import type { App } from '../../app';
+import type { App, Submitted } from '../../app';
 import type { Db } from '../../db';
 import type { Agent, Session } from '../../db/schema';
 import { json } from '../../db';
@@ -40,12 +40,6 @@ function subtract(from: Amounts, amounts: Amounts): Amounts {
   const out = { ...from };
   for (const [k, v] of Object.entries(amounts)) out[k] = Math.max(0, (out[k] ?? 0) - v);
   return out;
-}
-
-/** The session whose submission asks for a pass, and its reserved start time. */
-export interface Submitted {
-  id: string;
-  startsAt: Date | null;
 }
 
 export class SessionScheduler {
