@@ -6,7 +6,6 @@
  * a container removed from outside, adoption after a manager restart, and bad input.
  */
 import { createWriteStream, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Docker from 'dockerode';
@@ -16,6 +15,7 @@ import { connectStream, b64, unb64 } from '../helpers/ws';
 import { dockerEngine } from './engine';
 import { folderRootPath } from '../../server/storage/usage';
 import { toUuid } from '../../server/storage/ids';
+import { get, waitFor } from '../helpers/poll';
 
 const engine = dockerEngine();
 const docker = new Docker({ socketPath: engine.socket });
@@ -53,31 +53,11 @@ async function mainKernel(sessionId: string) {
   return t.app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).where('cluster_role', '=', 'main').executeTakeFirstOrThrow();
 }
 
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 async function sessionIn(user: TestUser, id: string, statuses: string[], timeoutMs = 30_000) {
   return waitFor(async () => {
     const info = await user.client.call('GET', `/session/${id}`);
     return statuses.includes(info.status) && info;
   }, timeoutMs);
-}
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    }).on('error', reject);
-  });
 }
 
 describe('the Docker engine as an agent', () => {

@@ -4,7 +4,6 @@
  * containers went with it end in ERROR with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import { startDockerEngine, type DockerTestEngine } from '../../scripts/docker-e
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
 import { startTestBerth, type TestBerth } from '../helpers/berth';
 import { dockerEngine } from './engine';
+import { get, waitFor } from '../helpers/poll';
 
 const engine = dockerEngine();
 let dataDir: string;
@@ -36,26 +36,6 @@ afterAll(async () => {
   }
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    }).on('error', reject);
-  });
-}
-
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('a manager killed with SIGKILL while container sessions run', () => {
   it('adopts the running container again by its label', async () => {

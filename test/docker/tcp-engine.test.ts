@@ -5,7 +5,6 @@
  * files, logs and destroy; an image without Python refused there; a client certificate the engine does not trust
  * makes the agent LOST; bad input stays 4xx.
  */
-import http from 'node:http';
 import path from 'node:path';
 import Docker from 'dockerode';
 import WebSocket from 'ws';
@@ -16,6 +15,7 @@ import { dockerEngine } from './engine';
 import { connectEngine } from '../../server/agents/docker/engine';
 import { startDockerBackend } from '../../server/agents/docker/register';
 import { DockerAgent } from '../../server/agents/docker/docker-agent';
+import { get, waitFor } from '../helpers/poll';
 
 const engine = dockerEngine();
 const docker = new Docker({ socketPath: engine.socket });
@@ -43,26 +43,6 @@ async function run(name: string, code: string, mode: 'query' | 'batch' = 'query'
     console.push(...result.console);
   }
   return { ...result, stdout: console.filter(([k]) => k === 'stdout').map(([, v]) => v).join('') };
-}
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    }).on('error', reject);
-  });
-}
-
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('a tcp:// engine with TLS client certificates', () => {

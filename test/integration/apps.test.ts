@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { connectStream } from '../helpers/ws';
 import { appProxySecret, cookieName, issueToken, signCookie } from '../../server/apps/tokens';
+import { get } from '../helpers/poll';
 
 let t: TestBerth;
 let alice: TestUser;
@@ -22,16 +23,6 @@ beforeAll(async () => {
   await alice.client.call('POST', '/session', { body: { name: other, image: 'python' } });
 }, 120_000);
 afterAll(() => t?.stop());
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    }).on('error', reject);
-  });
-}
 
 /** start-service → add → auth: the cookie and the app's address. */
 async function openApp(sessionName = name, sid = sessionId) {

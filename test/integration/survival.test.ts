@@ -1,6 +1,5 @@
 /** Sessions outlive the manager: after SIGKILL and a restart the same interpreter, terminal and app answer. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { createTestDatabase } from '../helpers/berth';
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
 import { b64, connectStream, unb64 } from '../helpers/ws';
 import { killTree } from '../../server/agents/local/process-tree';
+import { get } from '../helpers/poll';
 
 let dataDir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
@@ -34,16 +34,6 @@ afterAll(async () => {
   await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    }).on('error', reject);
-  });
-}
 
 describe('a manager killed with SIGKILL', () => {
   it('finds its sessions alive on restart: interpreter state, terminal and Jupyter all answer', async () => {

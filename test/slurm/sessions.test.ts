@@ -4,7 +4,6 @@
  * terminal, apps through the app proxy, files and folders on the shared file system, batch exit codes, cluster
  * sessions across nodes, the kernel channel's authentication, destroy = scancel, and a lost node.
  */
-import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { execFileSync } from 'node:child_process';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { connectStream, b64, unb64 } from '../helpers/ws';
 import { slurmCluster } from './cluster';
+import { get, waitFor } from '../helpers/poll';
 
 const cluster = slurmCluster();
 let t: TestBerth;
@@ -50,26 +50,6 @@ async function run(user: TestUser, name: string, code: string, mode: 'query' | '
 
 async function mainKernel(sessionId: string) {
   return t.app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).where('cluster_role', '=', 'main').executeTakeFirstOrThrow();
-}
-
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    }).on('error', reject);
-  });
 }
 
 describe('Slurm nodes as agents', () => {

@@ -3,7 +3,6 @@
  * apps answer over the stored channel), and a job cancelled outside Berth ends its session with a reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import path from 'node:path';
 import { BerthClient } from '../../server/client/client';
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
 import { slurmCluster } from './cluster';
+import { get } from '../helpers/poll';
 
 const cluster = slurmCluster();
 let dataDir: string;
@@ -34,16 +34,6 @@ afterAll(async () => {
   }
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    }).on('error', reject);
-  });
-}
 
 describe('a manager killed with SIGKILL while Slurm sessions run', () => {
   it('adopts the running job again; a job cancelled outside Berth ends its session with a reason', async () => {
