@@ -302,7 +302,6 @@ export function containersOnAgent(ctx: GqlContext, agentId: string, statuses?: s
 
 const registryOf = (image: string) => (image.includes('/') ? image.split('/')[0] : 'local');
 
-/** The kernels of the sessions being resolved, loaded together. */
 /** Queue places of the pending sessions in one answer, computed once per scaling group. */
 function queuePlaceOf(ctx: GqlContext, s: SessionRow): Promise<QueuePlace | undefined> {
   if (s.status !== 'PENDING') return Promise.resolve(undefined);
@@ -313,6 +312,7 @@ function queuePlaceOf(ctx: GqlContext, s: SessionRow): Promise<QueuePlace | unde
   return load.load(s);
 }
 
+/** The kernels of the sessions being resolved, loaded together. */
 function kernelsOf(ctx: GqlContext, sessionId: string): Promise<ContainerRow[]> {
   const load = loader<string, ContainerRow[]>(ctx, 'session.kernels', async (ids) => {
     const rows = await selectContainer(containersFrom(ctx)).where('k.session_id', 'in', ids).orderBy('k.cluster_idx').orderBy('k.id').execute();
