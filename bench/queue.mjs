@@ -44,6 +44,25 @@ async function submit(client, prefix, count, extra) {
   return count / ((performance.now() - t) / 1000);
 }
 
+/** Submits `count` enqueueOnly sessions through `path` (a template's create) from CLIENTS concurrent clients; submissions/s. */
+async function submitThrough(client, path, count, bodyOf) {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < count) await client.call('POST', path, { body: bodyOf(next++) });
+  }));
+  return count / ((performance.now() - t) / 1000);
+}
+
+/** A stored batch session template (larger than any agent: it stays in line) and a two-node cluster template of it: their ids. */
+async function templates(client) {
+  const task = { api_version: 'v1', kind: 'taskTemplate', metadata: { name: 'bench-task' }, spec: { session_type: 'batch', resources: { cpu: 100000 }, kernel: { image: 'shell', architecture: 'x86_64', run: { startup_command: 'true' } } } };
+  const [session] = await client.call('POST', '/template/session', { body: { group: 'default', domain: 'default', payload: JSON.stringify({ template: task }) } });
+  const clusterTemplate = { api_version: 'v1', kind: 'clusterTemplate', mode: 'single-node', metadata: { name: 'bench-cluster' }, spec: { nodes: [{ role: 'main', session_template: session.id, replicas: 1 }, { role: 'sub', session_template: session.id, replicas: 1 }] } };
+  const [cluster] = await client.call('POST', '/template/cluster', { body: { group: 'default', domain: 'default', payload: JSON.stringify(clusterTemplate) } });
+  return { session: session.id, cluster: cluster.id };
+}
+
 /** Runs `task(i)` for i < count from CLIENTS concurrent clients. */
 async function forEach(count, task) {
   let next = 0;
@@ -147,9 +166,14 @@ try {
   const restRate = due > firstDue ? await submit(client, 'huge-more', due - firstDue, huge) : firstRate;
   const dueRate = due / (firstDue / firstRate + (due - firstDue) / restRate);
   const passes = await passTimes(client, 5);
+  // The template paths (CONTRACT §14) submit through the same insert: due sessions no agent can hold, as above.
+  const ids = await templates(client);
+  const fromTemplate = await submitThrough(client, '/session/_/create-from-template', BAND, (i) => ({ template_id: ids.session, name: `tmpl-${i}`, group: 'default', domain: 'default', enqueueOnly: true }));
+  const fromCluster = await submitThrough(client, '/session/_/create-cluster', BAND, (i) => ({ clientSessionToken: `clu-${i}`, template_id: ids.cluster, type: 'batch', group: 'default', domain: 'default', enqueueOnly: true }));
   console.log(`\n${listLine(`${BAND} pending (reserved, after the first band)`, listReserved)}`);
   console.log(listLine(`${firstDue} pending in line + ${TOTAL} reserved`, listInLine));
   console.log(`\nSubmissions of due (unplaceable) sessions, 0–${due} pending: ${dueRate.toFixed(0)}/s`);
+  console.log(`Submissions of due (unplaceable) sessions from a session template (create-from-template), ${BAND} more: ${fromTemplate.toFixed(0)}/s; from a two-node cluster template (create-cluster): ${fromCluster.toFixed(0)}/s`);
   console.log(`Scheduling pass (driver and its queries, via POST /manager/scheduler/trigger) with ${due} due but unplaceable + ${TOTAL} reserved pending: p50 ${pct(passes, 50).toFixed(1)} ms, max ${Math.max(...passes).toFixed(1)} ms`);
 } catch (err) {
   // The manager's own account of what failed (it logs errors as JSON lines on stdout).

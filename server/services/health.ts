@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { App } from '../app';
 import type { Agent } from '../agents/agent';
 import type { RouteStatus } from '../db/schema';
@@ -22,7 +23,24 @@ export interface ProbeResult {
   detail: string;
 }
 
-export function probe(host: string, port: number, check: HealthCheck | null): Promise<ProbeResult> {
+/** Opens a connection to a port of an app host this machine cannot reach directly (Agent.appConnector). */
+export type Tunnel = (port: number) => Promise<Duplex>;
+
+/**
+ * One probe of a model server: without a check, whether it takes a connection; with one, whether GET `check.path`
+ * answers the expected status. `tunnel`: the way to the host when it is a container on a remote engine.
+ */
+export function probe(host: string, port: number, check: HealthCheck | null, tunnel: Tunnel | null = null): Promise<ProbeResult> {
+  if (!check && tunnel) {
+    const opening = tunnel(port);
+    return withTimeout(opening, 5_000).then(
+      (stream) => (stream.destroy(), { ok: true, detail: 'listening' }),
+      (err: Error) => {
+        void opening.then((late) => late.destroy(), () => undefined);
+        return { ok: false, detail: `not listening: ${err.message}` };
+      },
+    );
+  }
   if (!check) {
     return new Promise((resolve) => {
       const socket = net.connect(port, host);
@@ -35,7 +53,11 @@ export function probe(host: string, port: number, check: HealthCheck | null): Pr
     });
   }
   return new Promise((resolve) => {
-    const req = http.get({ host, port, path: check.path, timeout: check.maxWaitTime * 1000, agent: false }, (res) => {
+    // A fresh connection per probe: no agent, or the tunnel's own (node ignores createConnection with agent: false).
+    const connection: http.RequestOptions = tunnel
+      ? { createConnection: (_, done) => void tunnel(port).then((stream) => done(null, stream), (err: Error) => done(err, undefined as unknown as Duplex)) }
+      : { agent: false };
+    const req = http.get({ host, port, path: check.path, timeout: check.maxWaitTime * 1000, ...connection }, (res) => {
       res.resume();
       const ok = res.statusCode === check.expectedStatusCode;
       resolve({ ok, detail: `GET ${check.path} answered ${res.statusCode}${ok ? '' : `, expected ${check.expectedStatusCode}`}` });
@@ -43,6 +65,12 @@ export function probe(host: string, port: number, check: HealthCheck | null): Pr
     req.once('timeout', () => req.destroy(new Error(`no answer within ${check.maxWaitTime} s`)));
     req.once('error', (err) => resolve({ ok: false, detail: `GET ${check.path} failed: ${err.message}` }));
   });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 interface MonitorTarget {
@@ -130,6 +158,13 @@ export class RouteMonitor {
     return null;
   }
 
+  /** Probes the route's server where its kernel's backend says it listens, through the engine when it must. */
+  private probe(): Promise<ProbeResult> {
+    const { agent, kernelId, port, check } = this.target;
+    const host = agent.appHost(kernelId);
+    return probe(host, port, check, agent.appConnector?.(host) ?? null);
+  }
+
   private async run(): Promise<void> {
     const { check } = this.target;
     // Starting: until the first good answer.
@@ -138,7 +173,7 @@ export class RouteMonitor {
       if (this.stopped) return;
       const status = await this.status();
       if (status !== 'provisioning') break;
-      const result = await probe(this.target.agent.appHost(this.target.kernelId), this.target.port, check);
+      const result = await this.probe();
       if (this.stopped) return;
       if (result.ok) {
         await this.set('healthy', ['provisioning']);
@@ -162,7 +197,7 @@ export class RouteMonitor {
       if (this.stopped) return;
       const status = await this.status();
       if (status !== 'healthy' && status !== 'unhealthy') return;
-      const result = await probe(this.target.agent.appHost(this.target.kernelId), this.target.port, check);
+      const result = await this.probe();
       if (this.stopped) return;
       failures = result.ok ? 0 : failures + 1;
       if (result.ok) await this.set('healthy', ['unhealthy']);

@@ -16,6 +16,7 @@ import { connectEngine } from '../../server/agents/docker/engine';
 import { startDockerBackend } from '../../server/agents/docker/register';
 import { DockerAgent } from '../../server/agents/docker/docker-agent';
 import { get, waitFor } from '../helpers/poll';
+import { MODEL_DEFINITION, MODEL_SERVER_PY, send, uploadText } from '../helpers/model-folder';
 
 const engine = dockerEngine();
 const docker = new Docker({ socketPath: engine.socket });
@@ -198,6 +199,40 @@ describe('an interactive session on the tcp engine', () => {
     expect((await alice.client.call('GET', `/session/${name}`)).status).toBe('TERMINATED');
     await expect(docker.getContainer(containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
     await expect(docker.getNetwork(`berth-session-${sessionId}`).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  });
+});
+
+describe('a model service on the tcp engine', () => {
+  it('is probed healthy and serves its endpoint through the engine, and a failing health check makes its route unhealthy', async () => {
+    // In a container the server listens on the container's address (the session network), not on loopback.
+    await alice.client.call('POST', '/folders', { body: { name: 'tcp-model', usage_mode: 'model' } });
+    await uploadText(alice.client, 'tcp-model', 'server.py', MODEL_SERVER_PY.replace("('127.0.0.1', port)", "('0.0.0.0', port)"));
+    await uploadText(alice.client, 'tcp-model', 'model-definition.yaml', MODEL_DEFINITION.replace('max_retries: 3', 'max_retries: 1').replace('expected_status_code: 200', 'expected_status_code: 200\n        interval: 0.5'));
+    const created = await alice.client.call('POST', '/services', {
+      body: {
+        name: 'tcp-answer', desired_session_count: 1, image: engine.images.python, arch: 'x86_64', group: 'default', domain: 'default', cluster_size: 1, cluster_mode: 'single-node', open_to_public: false,
+        config: { model: 'tcp-model', model_mount_destination: '/home/work/model', scaling_group: 'docker' },
+      },
+    });
+    const id = created.endpoint_id;
+    try {
+      const info = await waitFor(async () => {
+        const s = await alice.client.call('GET', `/services/${id}`);
+        return s.active_routes.length === 1 && s;
+      }, 90_000);
+      const route = await t.app.db.selectFrom('routings').selectAll().where('id', '=', info.active_routes[0].route_id).executeTakeFirstOrThrow();
+      expect(route.status).toBe('healthy');
+      const { token } = await alice.client.call('POST', `/services/${id}/token`, { body: { duration: '1h' } });
+      const answer = await send('GET', `${created.service_endpoint}/predict?x=1`, { Authorization: `Bearer ${token}` });
+      expect(answer.status, answer.body).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ answer: 42, path: '/predict?x=1' });
+      // The probes reach the server only through the engine: once /health answers 500, the route turns unhealthy.
+      expect((await send('GET', `${created.service_endpoint}/sick`, { Authorization: `Bearer ${token}` })).status).toBe(200);
+      await waitFor(async () => (await t.app.db.selectFrom('routings').select('status').where('id', '=', route.id).executeTakeFirst())?.status === 'unhealthy', 30_000);
+    } finally {
+      await alice.client.call('DELETE', `/services/${id}`);
+      await waitFor(async () => (await docker.listContainers({ all: true, filters: { label: ['berth.managed=1'] } })).length === 0, 60_000);
+    }
   });
 });
 
