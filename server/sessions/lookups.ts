@@ -1,6 +1,7 @@
 /**
  * What a submission looks up besides its own request (its image, project and membership, whether the scaling
- * group is open to it, the keypair policy's cluster limit, the scaling group's slot types) changes rarely and
+ * group is open to it, the keypair policy's cluster limit, the scaling group's slot types, the templates it is
+ * made from) changes rarely and
  * is read by every submission. Answers are kept while `lookup_generation` stands still: the database moves it in
  * the transaction of every change to those tables (migration 0018), so one query per submission tells whether
  * anything may have changed, on this replica or another, and a committed change is seen by the next submission.
@@ -30,8 +31,11 @@ export class SubmissionLookups {
     }
   }
 
-  /** The answer kept under `key`, or `load`'s (a failed load is not kept: the next submission asks again). */
-  private get<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /**
+   * The answer kept under `key`, or `load`'s (a failed load is not kept: the next submission asks again). `load`
+   * may read only tables that move lookup_generation (migrations 0018, 0020); callers must not change the answer.
+   */
+  remember<T>(key: string, load: () => Promise<T>): Promise<T> {
     const entries = this.entries;
     let hit = entries.get(key) as Promise<T> | undefined;
     if (!hit) {
@@ -44,12 +48,12 @@ export class SubmissionLookups {
 
   /** An active image by alias, name or id (shared: callers must not change it). */
   image(app: App, reference: string): Promise<Image> {
-    return this.get(`image\0${reference}`, () => resolveImage(app, reference));
+    return this.remember(`image\0${reference}`, () => resolveImage(app, reference));
   }
 
   /** An active project of the domain by id or name. */
   project(domainName: string, reference: string): Promise<{ id: string; name: string } | undefined> {
-    return this.get(`project\0${domainName}\0${reference}`, () =>
+    return this.remember(`project\0${domainName}\0${reference}`, () =>
       this.app.db
         .selectFrom('groups')
         .select(['id', 'name'])
@@ -61,12 +65,12 @@ export class SubmissionLookups {
   }
 
   member(userId: string, projectId: string): Promise<boolean> {
-    return this.get(`member\0${userId}\0${projectId}`, () => isProjectMember(this.app, { userId, projectId }));
+    return this.remember(`member\0${userId}\0${projectId}`, () => isProjectMember(this.app, { userId, projectId }));
   }
 
   /** Whether the scaling group is active and open to the domain or to the project. */
   scalingGroupAllowed(scalingGroup: string, domainName: string, projectId: string): Promise<boolean> {
-    return this.get(`sgroup\0${scalingGroup}\0${domainName}\0${projectId}`, async () => {
+    return this.remember(`sgroup\0${scalingGroup}\0${domainName}\0${projectId}`, async () => {
       const row = await this.app.db
         .selectFrom('scaling_groups as s')
         .select('s.name')
@@ -85,7 +89,7 @@ export class SubmissionLookups {
 
   /** The keypair resource policy's max_containers_per_session, undefined when there is no such policy. */
   maxContainers(policyName: string): Promise<number | undefined> {
-    return this.get(`policy\0${policyName}`, async () => {
+    return this.remember(`policy\0${policyName}`, async () => {
       const row = await this.app.db.selectFrom('keypair_resource_policies').select('max_containers_per_session').where('name', '=', policyName).executeTakeFirst();
       return row?.max_containers_per_session;
     });
@@ -93,7 +97,7 @@ export class SubmissionLookups {
 
   /** The slot types the scaling group's alive agents report (shared: callers must not change it). */
   slotTypes(app: App, scalingGroup: string): Promise<Record<string, SlotType>> {
-    return this.get(`slots\0${scalingGroup}`, () => activeSlots(app, scalingGroup));
+    return this.remember(`slots\0${scalingGroup}`, () => activeSlots(app, scalingGroup));
   }
 }
 

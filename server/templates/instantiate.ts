@@ -16,7 +16,7 @@ import type { TemplateRow } from './render';
 import type { ClusterRequest, FromTemplateRequest } from './request';
 import { MAIN_ROLE, clusterTemplateSchema, taskTemplateSchema, type ClusterTemplate, type TaskTemplate } from './schema';
 import { findTemplate } from './store';
-import { isProjectMember } from '../projects/membership';
+import { submissionLookups } from '../sessions/lookups';
 
 type Body = Record<string, unknown> & { config?: Record<string, unknown> };
 
@@ -27,7 +27,8 @@ export async function createFromTemplate(app: App, caller: Principal, request: F
   let stem = 'session';
   if (request.template_id) {
     const owner = await actingAs(app, caller, request.owner_access_key);
-    const row = await findTemplate(app, caller, 'task', request.template_id, request.owner_access_key);
+    await submissionLookups(app).refresh();
+    const row = await findTemplate(app, caller, 'task', request.template_id, request.owner_access_key, true);
     const template = readTaskTemplate(row);
     defaults = await sessionDefaults(app, owner, row, template);
     stem = template.metadata.name;
@@ -40,13 +41,14 @@ export async function createFromTemplate(app: App, caller: Principal, request: F
 
 export async function createCluster(app: App, caller: Principal, request: ClusterRequest): Promise<CreateSessionResult> {
   const owner = await actingAs(app, caller, request.owner_access_key);
-  const row = await findTemplate(app, caller, 'cluster', request.template_id, request.owner_access_key);
+  await submissionLookups(app).refresh();
+  const row = await findTemplate(app, caller, 'cluster', request.template_id, request.owner_access_key, true);
   const cluster = readClusterTemplate(row);
   const nodes = cluster.spec.nodes;
   const members: TemplateRow[] = [];
   for (const [i, node] of nodes.entries()) {
     try {
-      members.push(await findTemplate(app, caller, 'task', node.session_template, request.owner_access_key));
+      members.push(await findTemplate(app, caller, 'task', node.session_template, request.owner_access_key, true));
     } catch (error) {
       if (!(error instanceof Problem && error.slug === 'object-not-found')) throw error;
       throw badRequest(`The cluster template names a session template that does not exist: ${node.session_template}`, { [`spec.nodes.${i}.session_template`]: 'no such session template' });
@@ -115,13 +117,16 @@ async function sessionDefaults(app: App, owner: Principal, row: TemplateRow, tem
   return body;
 }
 
-/** The template's project, when the session owner may start sessions in it. */
+/** The template's project, when the session owner may start sessions in it (from the submission lookups). */
 async function templateGroup(app: App, owner: Principal, groupId: string | null): Promise<string | undefined> {
   if (!groupId) return undefined;
-  const group = await app.db.selectFrom('groups').select('id').where('id', '=', groupId).where('domain_name', '=', owner.domainName).where('is_active', '=', true).executeTakeFirst();
+  const lookups = submissionLookups(app);
+  const group = await lookups.remember(`template-project\0${owner.domainName}\0${groupId}`, () =>
+    app.db.selectFrom('groups').select('id').where('id', '=', groupId).where('domain_name', '=', owner.domainName).where('is_active', '=', true).executeTakeFirst(),
+  );
   if (!group) return undefined;
   if (isSuperadmin(owner)) return group.id;
-  return (await isProjectMember(app, { userId: owner.userId, projectId: group.id })) ? group.id : undefined;
+  return (await lookups.member(owner.userId, group.id)) ? group.id : undefined;
 }
 
 /** `{folder: path}` as the create-session config's mounts list and mount map. */

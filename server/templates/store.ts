@@ -14,6 +14,7 @@ import { hex32, toUuid } from './ids';
 import { parsePayload } from './payload';
 import { listItem, type ListedTemplateRow, type TemplateRow } from './render';
 import { prepareTemplates, type TemplateKind } from './validate';
+import { submissionLookups } from '../sessions/lookups';
 
 export interface StoreInput {
   payload: string;
@@ -54,13 +55,20 @@ export async function createTemplates(app: App, caller: Principal, kind: Templat
   return rows.map((row) => ({ id: hex32(row.id), user: hex32(row.user_uuid) }));
 }
 
-/** An active template of this kind the caller (or the owner it acts for) manages; 404 otherwise. */
-export async function findTemplate(app: App, caller: Principal, kind: TemplateKind, id: string, ownerAccessKey?: string | null): Promise<TemplateRow> {
+function activeTemplate(app: App, kind: TemplateKind, id: string): Promise<TemplateRow | undefined> {
+  return app.db.selectFrom('session_templates').selectAll().where('id', '=', id).where('type', '=', kind).where('is_active', '=', true).executeTakeFirst();
+}
+
+/**
+ * An active template of this kind the caller (or the owner it acts for) manages; 404 otherwise. `forSubmission`:
+ * the row may come from the submission lookups (../sessions/lookups, refreshed by the caller), read-only.
+ */
+export async function findTemplate(app: App, caller: Principal, kind: TemplateKind, id: string, ownerAccessKey?: string | null, forSubmission = false): Promise<TemplateRow> {
   const owner = await actingAs(app, caller, ownerAccessKey);
   const canonical = toUuid(id);
-  const row = canonical
-    ? await app.db.selectFrom('session_templates').selectAll().where('id', '=', canonical).where('type', '=', kind).where('is_active', '=', true).executeTakeFirst()
-    : undefined;
+  let row: TemplateRow | undefined;
+  if (canonical && forSubmission) row = await submissionLookups(app).remember(`template\0${kind}\0${canonical}`, () => activeTemplate(app, kind, canonical));
+  else if (canonical) row = await activeTemplate(app, kind, canonical);
   if (!row || !(canManage(caller, row) || canManage(owner, row))) throw notFound(TITLES[kind], `No ${kind === 'task' ? 'session' : 'cluster'} template with id "${id}".`);
   return row;
 }

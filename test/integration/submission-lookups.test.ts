@@ -1,5 +1,5 @@
 /**
- * Submissions reuse what they looked up (image, project membership, keypair policy: server/sessions/lookups.ts)
+ * Submissions reuse what they looked up (image, project membership, keypair policy, templates: server/sessions/lookups.ts)
  * while `lookup_generation` stands still. Each test first submits once so the old answer is kept, then changes it
  * and expects the very next submission to see the change: through the admin API, and through plain SQL on another
  * connection (what another replica's write is, on PostgreSQL). A broken invalidation fails these.
@@ -103,6 +103,29 @@ describe('cached submission lookups', () => {
     expect((refused as ApiError).problem.detail).toMatch(/not a member/);
     await gql(modify, { id, props: { user_update_mode: 'add', user_uuids: [user.uuid] } });
     expect(typeof (await submit({ group: project }))).toBe('string');
+  });
+
+  it('a session template replaced: the next create-from-template uses the new one; deleted: 404', async () => {
+    const template = (image: string) => JSON.stringify({ template: { api_version: 'v1', kind: 'taskTemplate', metadata: { name: 'lk-tmpl' }, spec: { session_type: 'batch', kernel: { image, run: { startup_command: 'true' } } } } });
+    const [{ id }] = await user.client.call('POST', '/template/session', { body: { group: 'default', domain: 'default', payload: template('shell') } });
+    const fromTemplate = async () => (await user.client.call('POST', '/session/_/create-from-template', { body: { template_id: id, name: unique('lk'), group: 'default', domain: 'default', enqueueOnly: true } })).sessionName;
+    expect(await imageOf(await fromTemplate())).toBe('berth/shell:5.2');
+    await user.client.call('PUT', `/template/session/${id}`, { body: { group: 'default', domain: 'default', payload: template('python') } });
+    expect(await imageOf(await fromTemplate())).toBe('berth/python:3.11');
+    await user.client.call('DELETE', `/template/session/${id}`);
+    await expect(fromTemplate()).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('a cluster template\'s node template deleted: the next create-cluster is refused', async () => {
+    const task = JSON.stringify({ template: { api_version: 'v1', kind: 'taskTemplate', metadata: { name: 'lk-node' }, spec: { session_type: 'batch', kernel: { image: 'shell', run: { startup_command: 'true' } } } } });
+    const [{ id: node }] = await user.client.call('POST', '/template/session', { body: { group: 'default', domain: 'default', payload: task } });
+    const cluster = JSON.stringify({ api_version: 'v1', kind: 'clusterTemplate', mode: 'single-node', metadata: { name: 'lk-cluster' }, spec: { nodes: [{ role: 'main', session_template: node, replicas: 1 }, { role: 'sub', session_template: node, replicas: 1 }] } });
+    const [{ id }] = await user.client.call('POST', '/template/cluster', { body: { group: 'default', domain: 'default', payload: cluster } });
+    const createCluster = async () => (await user.client.call('POST', '/session/_/create-cluster', { body: { clientSessionToken: unique('lk'), template_id: id, type: 'batch', group: 'default', domain: 'default', enqueueOnly: true } })).sessionName;
+    const name = await createCluster();
+    expect(await t.app.db.selectFrom('kernels as k').innerJoin('sessions as s', 's.id', 'k.session_id').select('k.id').where('s.name', '=', name).execute()).toHaveLength(2);
+    await user.client.call('DELETE', `/template/session/${node}`);
+    await expect(createCluster()).rejects.toMatchObject({ status: 400, problem: { detail: expect.stringMatching(/does not exist/) } });
   });
 
   it('a change written on another connection (as another replica writes it) is seen by the next submission', async () => {
