@@ -73,11 +73,12 @@ const MAX_WAIT_SECONDS = 3600;
 const DEFAULT_SHMEM = 64 * 1024 * 1024;
 const NAME_RULE = /^\w[\w.-]*\w$/;
 
-export async function createSession(app: App, caller: Principal, input: CreateSessionInput): Promise<CreateSessionResult> {
+/** `lookupsRefreshed`: the caller refreshed the submission lookups for this request already (a template's create). */
+export async function createSession(app: App, caller: Principal, input: CreateSessionInput, { lookupsRefreshed = false } = {}): Promise<CreateSessionResult> {
   const owner = await actingAs(app, caller, input.ownerAccessKey);
   checkSessionName(input.name);
   await checkRegistryConfigured(app, input.image);
-  await submissionLookups(app).refresh();
+  if (!lookupsRefreshed) await submissionLookups(app).refresh();
   const image = await submissionLookups(app).image(app, input.image);
 
   let prepared: Prepared;

@@ -25,9 +25,9 @@ const MERGED_CONFIG_MAPS = new Set(['environ', 'resources', 'resource_opts', 'mo
 export async function createFromTemplate(app: App, caller: Principal, request: FromTemplateRequest): Promise<CreateSessionResult> {
   let defaults: Body = {};
   let stem = 'session';
+  await submissionLookups(app).refresh();
   if (request.template_id) {
     const owner = await actingAs(app, caller, request.owner_access_key);
-    await submissionLookups(app).refresh();
     const row = await findTemplate(app, caller, 'task', request.template_id, request.owner_access_key, true);
     const template = readTaskTemplate(row);
     defaults = await sessionDefaults(app, owner, row, template);
@@ -166,6 +166,7 @@ function generatedName(stem: string): string {
   return `${base || 'session'}-${randomBytes(4).toString('hex')}`;
 }
 
+/** Validates the merged body as POST /session does and creates the session (its caller refreshed the lookups). */
 async function start(app: App, caller: Principal, body: Body, roles?: string[]): Promise<CreateSessionResult> {
   const parsed = createSessionSchema.safeParse(body);
   if (!parsed.success) {
@@ -173,5 +174,5 @@ async function start(app: App, caller: Principal, body: Body, roles?: string[]):
     const first = Object.entries(errors)[0];
     throw badRequest(first ? `${first[0]}: ${first[1]}` : 'Invalid parameters.', errors);
   }
-  return createSession(app, caller, { ...toCreateInput(parsed.data), roles });
+  return createSession(app, caller, { ...toCreateInput(parsed.data), roles }, { lookupsRefreshed: true });
 }
