@@ -146,11 +146,12 @@ try {
   await client.call('POST', '/admin/gql', { body: { query: 'mutation { modify_keypair_resource_policy(name: "default", props: { max_concurrent_sessions: 0, total_resource_slots: "{}" }) { ok msg } }' } }).catch(() => undefined);
   const latencies = await freedToScheduled(client, Number(process.env.BENCH_LATENCY_RUNS ?? 10));
   console.log(`Freed capacity → SCHEDULED on ${DB} (${latencies.length} runs): p50 ${pct(latencies, 50)} ms, max ${Math.max(...latencies)} ms`);
-  console.log(`\nThe queue on ${DB}: ${CLIENTS} concurrent clients, enqueueOnly batch sessions (starts_at tomorrow), after a warm-up of ${process.env.BENCH_WARMUP ?? 500} (cancelled)`);
+  console.log(`\nThe queue on ${DB}: ${CLIENTS} concurrent clients, enqueueOnly batch sessions (starts_at tomorrow), after a warm-up of ${process.env.BENCH_WARMUP ?? 3000} (cancelled)`);
   console.log('| pending before | submissions/s | vs empty queue |');
   console.log('|---:|---:|---:|');
-  // Warm-up (JIT, the database's caches), then cancelled: the first band measures an empty queue, not a cold process.
-  const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
+  // Warm-up (JIT, the database's caches and statistics), then cancelled: the first band measures an empty queue, not a
+  // cold process (with 500, PostgreSQL's first bands still ran 10-30 % slower than the later ones).
+  const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
   await submit(client, 'warm', WARMUP, { starts_at: tomorrow });
   await forEach(WARMUP, (i) => client.call('DELETE', `/session/warm-${i}`, { query: { forced: true } }));
   let empty = 0;
