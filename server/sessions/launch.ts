@@ -62,8 +62,11 @@ async function startKernels(app: App, session: Session, kernels: Kernel[]): Prom
     byAgent.set(agent, [...(byAgent.get(agent) ?? []), kernel]);
   }
   let preparing = false;
+  const placedOn = new Map(kernels.map((k) => [k.id, k.agent_id]));
   const placed = async (placement: Map<string, string>) => {
-    for (const [kernelId, agentId] of placement) await moveKernelToAgent(app, kernelId, agentId);
+    // Only a backend that picks the node itself (Slurm) moves a kernel; the launch holds the claim, so the rows read
+    // above still say where the pass put each one.
+    for (const [kernelId, agentId] of placement) if (placedOn.get(kernelId) !== agentId) await moveKernelToAgent(app, kernelId, agentId);
     if (!preparing) preparing = Boolean(await transitionSession(app, session.id, 'PREPARING'));
     for (const kernelId of placement.keys()) {
       const kernel = await transitionKernel(app, kernelId, 'PREPARING');
