@@ -31,6 +31,34 @@ export interface GraphqlResponse {
 
 const MAX_TOKENS = 20_000;
 
+interface CheckedDocument {
+  document: DocumentNode;
+  invalid: readonly GraphQLError[];
+  /** The secret fields it selects (refused when relayed for a browser). */
+  secrets: string[];
+}
+
+/**
+ * Parsed and validated documents by their text: clients (the dashboard above all) send the same few queries again
+ * and again, and parsing and validating one costs ~0.3 ms. The schema never changes while the process runs, so a
+ * document's verdict does not either. Bounded; the oldest entry goes first.
+ */
+const documents = new Map<string, CheckedDocument>();
+const MAX_DOCUMENTS = 200;
+
+/** Throws the GraphQLError of a document that does not parse. */
+function checkedDocument(query: string): CheckedDocument {
+  const known = documents.get(query);
+  if (known) return known;
+  const schema = berthSchema();
+  const document = parse(query, { maxTokens: MAX_TOKENS });
+  const invalid = validate(schema, document, undefined, { maxErrors: 20 });
+  const checked = { document, invalid, secrets: invalid.length ? [] : selectedSecrets(schema, document) };
+  if (documents.size >= MAX_DOCUMENTS) documents.delete(documents.keys().next().value!);
+  documents.set(query, checked);
+  return checked;
+}
+
 function extensions(slug: ProblemSlug, title?: string) {
   return { code: slug, type: PROBLEM_BASE + slug, title: title ?? PROBLEM_TYPES[slug][1] };
 }
@@ -57,18 +85,17 @@ export function formatError(error: GraphQLError, app: App): FormattedGraphqlErro
  */
 export async function runGraphql(app: App, principal: Principal, request: GraphqlRequest, options: { relayed?: boolean } = {}): Promise<GraphqlResponse> {
   const schema = berthSchema();
-  let document: DocumentNode;
+  let checked: CheckedDocument;
   try {
-    document = parse(request.query, { maxTokens: MAX_TOKENS });
+    checked = checkedDocument(request.query);
   } catch (error) {
     if (error instanceof GraphQLError) return { errors: [formatError(error, app)] };
     throw error;
   }
-  const invalid = validate(schema, document, undefined, { maxErrors: 20 });
+  const { document, invalid } = checked;
   if (invalid.length) return { errors: invalid.map((e) => formatError(e, app)) };
-  if (options.relayed) {
-    const secrets = selectedSecrets(schema, document);
-    if (secrets.length) throw new Problem('generic-forbidden', `Keys are not available through the dashboard (${secrets.join(', ')}).`);
+  if (options.relayed && checked.secrets.length) {
+    throw new Problem('generic-forbidden', `Keys are not available through the dashboard (${checked.secrets.join(', ')}).`);
   }
 
   const contextValue: GqlContext = { app, principal, softErrors: [], loaders: new Map() };

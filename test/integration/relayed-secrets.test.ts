@@ -50,6 +50,16 @@ describe('GraphQL relayed for a browser', () => {
     expectNoKeys(res.text);
   });
 
+  it('refuses a document relayed after the same text was answered unrelayed (parsed documents are kept by their text)', async () => {
+    const body = { query: '{ keypair { access_key secret_key is_active } }' };
+    const direct = await t.admin.request('POST', '/admin/gql', { body });
+    expect(direct.status).toBe(200);
+    expect(direct.json().data.keypair.secret_key).toEqual(expect.any(String));
+    const relayed = await relayedGql(body);
+    expect(relayed.status).toBe(403);
+    expectNoKeys(relayed.text);
+  });
+
   it('refuses the keys spelled with JSON escapes in the body', async () => {
     const rawBody = '{"query":"{ keypair { \\u0061ccess_key \\u0073ecret_key } }"}';
     const res = await t.admin.request('POST', '/admin/gql', { rawBody, headers: MARK });
