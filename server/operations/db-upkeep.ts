@@ -19,9 +19,14 @@ export async function upkeepEmbedded(app: App): Promise<void> {
   app.log.debug({ ms: Math.round(performance.now() - started) }, 'embedded database vacuumed and analyzed');
 }
 
-/** Runs a pass every UPKEEP_MS while the process lives; answers how to stop. */
+/**
+ * Runs a pass every UPKEEP_MS while the process lives, and an ANALYZE at once: after a restart, a restore or an
+ * upgrade, the planner has statistics for the tables as they are now rather than none for up to UPKEEP_MS (the
+ * finished tab over 10,000 sessions: 10 ms without, 7 with). Answers how to stop.
+ */
 export function startEmbeddedUpkeep(app: App): () => void {
   if (app.dbKind !== 'pglite') return () => undefined;
+  sql`analyze`.execute(app.db).catch((err: unknown) => app.log.warn({ err }, 'analyzing the embedded database failed'));
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

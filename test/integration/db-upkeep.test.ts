@@ -27,6 +27,12 @@ async function usersStats(): Promise<TableStats> {
 }
 
 describe('embedded database upkeep', () => {
+  it('analyzes the embedded database as it starts (the planner has statistics at once, not after the first pass)', async () => {
+    const { rows } = await sql<{ last_analyze: Date | null }>`select last_analyze from pg_stat_user_tables where relname = 'sessions'`.execute(t.app.db);
+    if (t.app.dbKind === 'pglite') expect(rows[0].last_analyze).not.toBeNull();
+    else expect(rows[0]).toBeDefined();
+  });
+
   it('vacuums and analyzes on PGlite, and leaves PostgreSQL to its autovacuum', async () => {
     // Dead row versions: every user rewritten a few times.
     for (let i = 0; i < 3; i++) await sql`update users set description = ${`rewritten ${i}`}`.execute(t.app.db);
