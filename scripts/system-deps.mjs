@@ -33,6 +33,8 @@ export const PACKAGES = {
     { pkg: 'docker.io', check: '/usr/sbin/dockerd' },
     { pkg: 'debootstrap', check: '/usr/sbin/debootstrap' },
     { pkg: 'busybox-static', check: '/bin/busybox' },
+    // An image registry on loopback, to pull from (test/docker/registry.ts).
+    { pkg: 'docker-registry', check: '/usr/bin/docker-registry' },
   ],
   // `npm run bench` only (never npm install): nginx, the reverse proxy bench/apps.mjs compares the app proxy with,
   // and wrk, a C load generator (one thread), so a 2-core machine measures the servers rather than a JavaScript

@@ -11,11 +11,12 @@ import { pipeline } from 'node:stream/promises';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
-import { connectStream, b64, unb64 } from '../helpers/ws';
+import { connectStream, b64, unb64, expectTerminalRuns } from '../helpers/ws';
 import { dockerEngine } from './engine';
 import { folderRootPath } from '../../server/storage/usage';
 import { toUuid } from '../../server/storage/ids';
 import { get, waitFor } from '../helpers/poll';
+import { startRegistry } from './registry';
 
 const engine = dockerEngine();
 const docker = new Docker({ socketPath: engine.socket });
@@ -115,6 +116,41 @@ describe('preload and unload on the engine', () => {
     const unload = await t.admin.call('POST', '/admin/gql', { body: { query: `mutation { unload_image(references: ["${repo}:v1"], target_agents: ["${agentId}"]) { ok task_id } }` } });
     expect(unload.data.unload_image.ok).toBe(true);
     await waitFor(() => docker.getImage(`${repo}:v1`).inspect().then(() => false, () => true));
+  });
+});
+
+describe('pulling from a configured registry', () => {
+  it('preloads an image from a registry in /config/docker-registries onto the engine, into the catalog, and launches it', async () => {
+    const registry = await startRegistry();
+    try {
+      // The registry holds an image the engine does not have: pushed, then the engine's copy removed.
+      const reference = `${registry.host}/berth-test/pulled:v1`;
+      await docker.getImage(engine.images.python).tag({ repo: `${registry.host}/berth-test/pulled`, tag: 'v1' });
+      // dockerd asks every push for an X-Registry-Auth header, even for a registry without accounts.
+      const push = await docker.getImage(reference).push({ authconfig: { username: '', password: '', serveraddress: registry.host } });
+      await new Promise<void>((resolve, reject) => docker.modem.followProgress(push, (err: Error | null, events: { error?: string }[]) => (err || events.find((e) => e.error) ? reject(err ?? new Error(events.find((e) => e.error)!.error)) : resolve())));
+      await docker.getImage(reference).remove();
+      await expect(docker.getImage(reference).inspect()).rejects.toMatchObject({ statusCode: 404 });
+
+      const registered = await t.admin.call('POST', '/admin/gql', {
+        body: { query: 'mutation($h: String!, $u: String!) { create_container_registry(hostname: $h, props: { url: $u, type: "docker" }) { ok msg } }', variables: { h: registry.host, u: `http://${registry.host}` } },
+      });
+      expect(registered.data.create_container_registry.ok, JSON.stringify(registered)).toBe(true);
+      const agentId = (await t.app.db.selectFrom('agents').select('id').where('backend', '=', 'docker').executeTakeFirstOrThrow()).id;
+      const preload = await t.admin.call('POST', '/admin/gql', { body: { query: `mutation { preload_image(references: ["${reference}"], target_agents: ["${agentId}"]) { ok msg task_id } }` } });
+      expect(preload.data.preload_image.ok, JSON.stringify(preload)).toBe(true);
+      const task = await waitFor(() => t.app.db.selectFrom('bgtasks').selectAll().where('id', '=', preload.data.preload_image.task_id).where('finished_at', 'is not', null).executeTakeFirst(), 60_000);
+      expect(task.status, JSON.stringify(task)).toBe('done');
+      expect((await docker.getImage(reference).inspect()).Config.Labels?.['ai.backend.runtime-type']).toBe('python');
+      expect(await t.app.db.selectFrom('images').select('name').where('name', '=', reference).where('is_active', '=', true).executeTakeFirst()).toBeDefined();
+
+      const session = await create(alice, { image: reference });
+      expect(session.status).toBe('RUNNING');
+      expect((await run(alice, session.sessionName, 'print(6 * 7)')).stdout).toBe('42\n');
+      await alice.client.call('DELETE', `/session/${session.sessionName}`);
+    } finally {
+      await registry.stop();
+    }
   });
 });
 
@@ -226,11 +262,7 @@ describe('an interactive session in a container', () => {
   });
 
   it('gives a real terminal over the pty stream', async () => {
-    const term = await connectStream(t.url, alice, `/stream/session/${name}/pty`);
-    const output = () => term.frames.filter((f) => f.type === 'out').map((f) => unb64(f.data)).join('');
-    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "sum=$((20+22))"\n') }));
-    await term.next(() => output().includes('sum=42'));
-    term.ws.close();
+    await expectTerminalRuns(t.url, alice, name);
   });
 
   it('serves its files and logs', async () => {

@@ -10,7 +10,7 @@ import Docker from 'dockerode';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
-import { connectStream, b64, unb64 } from '../helpers/ws';
+import { connectStream, expectTerminalRuns } from '../helpers/ws';
 import { dockerEngine } from './engine';
 import { connectEngine } from '../../server/agents/docker/engine';
 import { startDockerBackend } from '../../server/agents/docker/register';
@@ -91,11 +91,7 @@ describe('an interactive session on the tcp engine', () => {
   });
 
   it('gives a real terminal over the pty stream', async () => {
-    const term = await connectStream(t.url, alice, `/stream/session/${name}/pty`);
-    const output = () => term.frames.filter((f) => f.type === 'out').map((f) => unb64(f.data)).join('');
-    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "sum=$((20+22))"\n') }));
-    await term.next(() => output().includes('sum=42'));
-    term.ws.close();
+    await expectTerminalRuns(t.url, alice, name);
   });
 
   it('uploads, lists and downloads its files, and serves its logs', async () => {

@@ -54,3 +54,15 @@ export function connectStream(endpoint: string, creds: { accessKey: string; secr
 
 export const b64 = (text: string) => Buffer.from(text).toString('base64');
 export const unb64 = (text: string) => Buffer.from(text, 'base64').toString();
+
+/**
+ * The terminal behaviour every backend shares: a session's pty stream runs typed input in a shell and its output
+ * comes back (the shell does the arithmetic, so an echo of the input alone does not pass).
+ */
+export async function expectTerminalRuns(endpoint: string, creds: { accessKey: string; secretKey: string }, session: string): Promise<void> {
+  const term = await connectStream(endpoint, creds, `/stream/session/${session}/pty`);
+  const output = () => term.frames.filter((f) => f.type === 'out').map((f) => unb64(f.data)).join('');
+  term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "sum=$((20+22))"\n') }));
+  await term.next(() => output().includes('sum=42'));
+  term.ws.close();
+}

@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
-import { connectStream, b64, unb64 } from '../helpers/ws';
+import { expectTerminalRuns } from '../helpers/ws';
 import { slurmCluster } from './cluster';
 import { get, waitFor } from '../helpers/poll';
 
@@ -104,11 +104,7 @@ describe('an interactive session on Slurm', () => {
   });
 
   it('gives a real terminal over the pty stream', async () => {
-    const term = await connectStream(t.url, alice, `/stream/session/${name}/pty`);
-    const output = () => term.frames.filter((f) => f.type === 'out').map((f) => unb64(f.data)).join('');
-    term.ws.send(JSON.stringify({ type: 'stdin', chars: b64('echo "sum=$((20+22))"\n') }));
-    await term.next(() => output().includes('sum=42'));
-    term.ws.close();
+    await expectTerminalRuns(t.url, alice, name);
   });
 
   it('serves its files from the shared file system', async () => {

@@ -16,7 +16,8 @@ import type { DockerExecEndpoint } from '../channel/endpoint';
 /**
  * argv: `now` or `later` (connect at the first bytes from stdin), then the runner's socket, or a host and port (an
  * app in the container). Once connected it writes `+` to stderr, so the opener knows the far end is there (a refused
- * connection is the traceback instead). Unbuffered both ways (os.read/os.write), half-close passed on.
+ * connection is the traceback instead). Unbuffered both ways (os.read/os.write, a short write continued), half-close
+ * passed on.
  */
 export const BRIDGE = `
 import os, socket, sys, threading
@@ -45,7 +46,9 @@ while True:
     data = s.recv(65536)
     if not data:
         break
-    os.write(1, data)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view):]
 `;
 
 /** The engines this process drives, by their BERTH_DOCKER_HOSTS url (endpoints name their engine so). */
