@@ -6,6 +6,7 @@ import type { App } from '../app';
 import { agentServices } from '../agents/watcher';
 import { Problem } from '../http/problem';
 import { listenersOf, type ListenerRole } from '../metrics/listeners';
+import { withTimeout } from '../util/timeout';
 
 const DATABASE_TIMEOUT_MS = 2_000;
 
@@ -19,14 +20,6 @@ const expected = new WeakMap<App, ListenerRole[]>();
 /** The roles this process starts (before they listen, so a half-started process is not ready). */
 export function expectRoles(app: App, roles: ListenerRole[]): void {
   expected.set(app, roles);
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 async function agentStatuses(app: App, ids: string[]): Promise<Map<string, string>> {

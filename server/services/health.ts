@@ -13,6 +13,7 @@ import type { RouteStatus } from '../db/schema';
 import type { HealthCheck } from './model-definition';
 import { MODEL_APP, failRoute } from './routes';
 import { routeTableOf } from './route-table';
+import { withTimeout } from '../util/timeout';
 
 const PROVISIONING_PROBE_MS = 300;
 const DEFAULT_START_SECONDS = 60;
@@ -33,7 +34,7 @@ export type Tunnel = (port: number) => Promise<Duplex>;
 export function probe(host: string, port: number, check: HealthCheck | null, tunnel: Tunnel | null = null): Promise<ProbeResult> {
   if (!check && tunnel) {
     const opening = tunnel(port);
-    return withTimeout(opening, 5_000).then(
+    return withTimeout(opening, 5_000, 'timed out').then(
       (stream) => (stream.destroy(), { ok: true, detail: 'listening' }),
       (err: Error) => {
         void opening.then((late) => late.destroy(), () => undefined);
@@ -65,12 +66,6 @@ export function probe(host: string, port: number, check: HealthCheck | null, tun
     req.once('timeout', () => req.destroy(new Error(`no answer within ${check.maxWaitTime} s`)));
     req.once('error', (err) => resolve({ ok: false, detail: `GET ${check.path} failed: ${err.message}` }));
   });
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 interface MonitorTarget {

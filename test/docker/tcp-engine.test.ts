@@ -7,10 +7,9 @@
  */
 import path from 'node:path';
 import Docker from 'dockerode';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
-import { connectStream, expectTerminalRuns } from '../helpers/ws';
+import { connectStream, expectTerminalRuns, expectTtydRuns } from '../helpers/ws';
 import { dockerEngine } from './engine';
 import { connectEngine } from '../../server/agents/docker/engine';
 import { startDockerBackend } from '../../server/agents/docker/register';
@@ -133,21 +132,7 @@ describe('an interactive session on the tcp engine', () => {
     expect(page.headers['content-type']).toContain('text/html');
     // Keep-alive through the tunnel: a second request on the same agent.
     expect(JSON.parse((await get(`${base}token`, { Cookie: cookie })).body)).toEqual({ token: '' });
-    const ws = new WebSocket(`${base.replace('http', 'ws')}ws`, ['tty'], { headers: { Cookie: cookie } });
-    let output = '';
-    const answered = new Promise<void>((resolve) => {
-      ws.on('message', (data: Buffer) => {
-        if (data[0] === 0x30) output += data.subarray(1).toString();
-        if (output.includes('ttyd-says-42')) resolve();
-      });
-    });
-    await new Promise((resolve, reject) => {
-      ws.once('open', resolve);
-      ws.once('error', reject);
-    });
-    ws.send(JSON.stringify({ AuthToken: '', columns: 80, rows: 24 }));
-    ws.send(Buffer.from('0echo ttyd-says-$((6*7))\n'));
-    await answered;
+    const ws = await expectTtydRuns(base, cookie);
     expect(await bridged()).toContain(`${address}:${route.host_port}`);
     ws.close();
     // The `web` app of the image's labels (Python's http.server) answers through the proxy as well.

@@ -66,3 +66,26 @@ export async function expectTerminalRuns(endpoint: string, creds: { accessKey: s
   await term.next(() => output().includes('sum=42'));
   term.ws.close();
 }
+
+/**
+ * The web terminal (ttyd) behind the app proxy at `base`, with the proxy's cookie: opens its WebSocket with the
+ * `tty` protocol, types `echo ttyd-says-$((6*7))` and waits for the shell's answer. Answers the open socket.
+ */
+export async function expectTtydRuns(base: string, cookie: string): Promise<WebSocket> {
+  const ws = new WebSocket(`${base.replace('http', 'ws')}ws`, ['tty'], { headers: { Cookie: cookie } });
+  let output = '';
+  const answered = new Promise<void>((resolve) => {
+    ws.on('message', (data: Buffer) => {
+      if (data[0] === 0x30) output += data.subarray(1).toString();
+      if (output.includes('ttyd-says-42')) resolve();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  ws.send(JSON.stringify({ AuthToken: '', columns: 80, rows: 24 }));
+  ws.send(Buffer.from('0echo ttyd-says-$((6*7))\n'));
+  await answered;
+  return ws;
+}

@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
-import { connectStream } from '../helpers/ws';
+import { connectStream, expectTtydRuns } from '../helpers/ws';
 import { appProxySecret, cookieName, issueToken, signCookie } from '../../server/apps/tokens';
 import { get } from '../helpers/poll';
 
@@ -59,22 +59,8 @@ describe('apps', () => {
     expect(script.headers['content-type']).toContain('javascript');
     expect(script.body).toContain('Terminal');
     expect((await get(`${base}xterm.css`, { Cookie: cookie })).body).toContain('.xterm');
-    const ws = new WebSocket(`${base.replace('http', 'ws')}ws`, ['tty'], { headers: { Cookie: cookie } });
-    let output = '';
-    const answered = new Promise<void>((resolve) => {
-      ws.on('message', (data: Buffer) => {
-        if (data[0] === 0x30) output += data.subarray(1).toString();
-        if (output.includes('ttyd-says-42')) resolve();
-      });
-    });
-    await new Promise((resolve, reject) => {
-      ws.once('open', resolve);
-      ws.once('error', reject);
-    });
+    const ws = await expectTtydRuns(base, cookie);
     expect(ws.protocol).toBe('tty');
-    ws.send(JSON.stringify({ AuthToken: '', columns: 80, rows: 24 }));
-    ws.send(Buffer.from('0echo ttyd-says-$((6*7))\n'));
-    await answered;
     ws.close();
     await alice.client.call('DELETE', '/session/apps-ttyd');
   });

@@ -12,6 +12,7 @@ import { sandboxArgv } from '../sandbox/sandbox';
 import { detectCgroups, KernelCgroup } from './cgroups';
 import { isRunning, killTree } from './process-tree';
 import { Spawner } from './spawner';
+import { withTimeout } from '../../util/timeout';
 
 export interface LocalAgentOptions {
   id: string;
@@ -189,9 +190,4 @@ export class LocalAgent extends RunnerAgent implements Agent {
     this.spawner.close();
     this.kernels.clear();
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }
