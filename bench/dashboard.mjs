@@ -14,7 +14,8 @@
 // Chromium through playwright-core, as the e2e tests launch it) and the load run here. Knobs: BENCH_PAGE_LOADS
 // (20 per cache state), BENCH_RELAY_REQUESTS (500 per case), BENCH_RELAY_CONCURRENCY (8), BENCH_SESSIONS (3),
 // BENCH_QUEUED_SESSIONS (1000: the session list is timed again with that many more sessions, queued in a scaling
-// group without agents so no process starts), BENCH_JS_BUDGET_KIB (see BUDGET_KIB).
+// group without agents so no process starts), BENCH_JS_BUDGET_KIB (see BUDGET_KIB), BENCH_CPU_PROF (a directory: Berth
+// runs with --cpu-prof into it).
 import http from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -403,7 +404,8 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 try {
-  const berth = await startBerth({ admin: { accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY, password: ADMIN_PASSWORD } });
+  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const berth = await startBerth({ admin: { accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY, password: ADMIN_PASSWORD }, nodeArgs });
   cleanups.push(berth.stop);
   const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY });
   cleanups.push(() => admin.close());

@@ -7,14 +7,35 @@
  */
 import http from 'node:http';
 
-function append(headers: http.IncomingHttpHeaders, name: string, value: string): void {
+function append(headers: Record<string, string | string[] | undefined>, name: string, value: string): void {
   const was = headers[name];
   headers[name] = was ? `${String(was)},${value}` : value;
 }
 
 /** The port the client addressed: the Host header's, else HTTP's (the app proxy speaks plain HTTP; TLS ends before it). */
-function clientPort(req: http.IncomingMessage): string {
-  return /:(\d+)/.exec(req.headers.host ?? '')?.[1] ?? '80';
+function clientPort(host: string | string[] | undefined): string {
+  return /:(\d+)/.exec(String(host ?? ''))?.[1] ?? '80';
+}
+
+/**
+ * Sends `req` (its headers already cleaned by the caller) to host:port and pipes the answer into `res`. `onError`
+ * gets an upstream failure (the caller answers 502); a client that goes away cancels the upstream request.
+ */
+/**
+ * The request headers an upstream gets (the caller has removed Berth's cookies and Authorization already): no
+ * Trailer, a zero Content-Length on a bodiless DELETE or OPTIONS, and X-Forwarded-* appended to the client's. Shared
+ * with the pass-through path (./passthrough), so both send the same.
+ */
+export function upstreamHeaders<H extends Record<string, string | string[] | undefined>>(headers: H, method: string, remoteAddress: string | undefined): H {
+  delete headers.trailer;
+  if ((method === 'DELETE' || method === 'OPTIONS') && !headers['content-length'] && !headers['transfer-encoding']) {
+    (headers as Record<string, string>)['content-length'] = '0';
+  }
+  append(headers, 'x-forwarded-for', remoteAddress ?? '');
+  append(headers, 'x-forwarded-port', clientPort(headers.host));
+  append(headers, 'x-forwarded-proto', 'http');
+  (headers as Record<string, string | string[] | undefined>)['x-forwarded-host'] ||= headers.host ?? '';
+  return headers;
 }
 
 /**
@@ -22,17 +43,7 @@ function clientPort(req: http.IncomingMessage): string {
  * gets an upstream failure (the caller answers 502); a client that goes away cancels the upstream request.
  */
 export function forward(req: http.IncomingMessage, res: http.ServerResponse, target: { host: string; port: number }, agent: http.Agent, onError: (err: Error) => void): void {
-  const headers = req.headers;
-  delete headers.trailer;
-  if ((req.method === 'DELETE' || req.method === 'OPTIONS') && !headers['content-length']) {
-    headers['content-length'] = '0';
-    delete headers['transfer-encoding'];
-  }
-  append(headers, 'x-forwarded-for', req.socket.remoteAddress ?? '');
-  append(headers, 'x-forwarded-port', clientPort(req));
-  append(headers, 'x-forwarded-proto', 'http');
-  headers['x-forwarded-host'] ||= headers.host ?? '';
-
+  const headers = upstreamHeaders(req.headers, req.method ?? 'GET', req.socket.remoteAddress);
   const upstream = http.request({ host: target.host, port: target.port, method: req.method, path: req.url, headers, agent });
   const failed = (err: Error & { code?: string }) => {
     if (req.socket.destroyed && err.code === 'ECONNRESET') upstream.destroy();

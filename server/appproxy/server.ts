@@ -15,7 +15,8 @@ import { Problem } from '../http/problem';
 import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
 import { RouteCache } from './route-cache';
 import { VerifiedCookies } from './verified-cookies';
-import { forward } from './forward';
+import { forward, upstreamHeaders } from './forward';
+import { passThrough, serializeRequestHead, type PassTarget, type RequestHead } from './passthrough';
 import { VerifiedServiceTokens } from './verified-tokens';
 import { TcpEndpoints } from './tcp-endpoints';
 import { TunnelAgents } from './tunnel-agents';
@@ -23,11 +24,21 @@ import { appTunnel } from '../apps/app-hosts';
 import { forwardedCookies, parseCookies } from '../http/cookies';
 import { pickRoute, routeTableOf } from '../services/route-table';
 import { tokenFromHeader, verifyServiceToken } from '../services/tokens';
-import { noteAppTraffic } from '../culling/activity';
+import { noteAppTraffic, touchSession } from '../culling/activity';
 
 const APP_PATH = /^\/app\/([a-f0-9]{24})(\/|$)/;
 /** Model services (CONTRACT §13): /service/<endpoint id>[/<path the model server sees>]. */
 const SERVICE_PATH = /^\/service\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\/.*)?$/;
+
+/** Request headers as node:http and the pass-through path both give them (lower-case names). */
+type RequestHeaders = { host?: string; cookie?: string; authorization?: string; [name: string]: string | string[] | undefined };
+
+/** The Cookie header the app gets: its own cookies only (../http/cookies). */
+function keepAppCookies(headers: RequestHeaders, cookies: Record<string, string>): void {
+  const kept = forwardedCookies(cookies);
+  if (kept) headers.cookie = kept;
+  else delete headers.cookie;
+}
 
 function sendProblem(res: http.ServerResponse, problem: Problem): void {
   if (res.headersSent) {
@@ -78,22 +89,19 @@ export function createAppProxyServer(app: App): http.Server {
   const scheme = app.settings.appProxyUrl ? new URL(app.settings.appProxyUrl).protocol.replace(':', '') : 'http';
   const routeOrigin = (req: http.IncomingMessage, routeId: string) => (domain ? `${scheme}://${routeId}.${domain}` : publicBase(req));
   /** In wildcard mode a route is only served on its own subdomain. */
-  const onItsOrigin = (req: http.IncomingMessage, routeId: string) => !domain || (req.headers.host ?? '').toLowerCase().split(':')[0] === `${routeId}.${domain}`;
+  const onItsOrigin = (headers: RequestHeaders, routeId: string) => !domain || (headers.host ?? '').toLowerCase().split(':')[0] === `${routeId}.${domain}`;
 
   /**
    * Checks the route cookie; answers the route and rewrites the request headers, or throws a Problem. Synchronous
    * while the route is cached, so the hot path of a busy app never waits on a promise.
    */
-  function admitTo(req: http.IncomingMessage, routeId: string, route: AppRoute | null): AppRoute {
-    if (!route || !onItsOrigin(req, routeId)) throw new Problem('url-not-found', 'No app is published at this address.');
-    const cookies = parseCookies(req.headers.cookie);
+  function admitTo(headers: RequestHeaders, routeId: string, route: AppRoute | null): AppRoute {
+    if (!route || !onItsOrigin(headers, routeId)) throw new Problem('url-not-found', 'No app is published at this address.');
+    const cookies = parseCookies(headers.cookie);
     const user = verified.user(routeId, cookies[cookieName(routeId)]);
     if (!user || user !== route.user_uuid) throw new Problem('auth-failed', 'Open this app from Berth (start-service) to get access.');
-    delete req.headers.authorization;
-    const kept = forwardedCookies(cookies);
-    if (kept) req.headers.cookie = kept;
-    else delete req.headers.cookie;
-    noteAppTraffic(route.session_id, req);
+    delete headers.authorization;
+    keepAppCookies(headers, cookies);
     return route;
   }
 
@@ -101,18 +109,16 @@ export function createAppProxyServer(app: App): http.Server {
    * A model service: a live service, a valid token of it unless it is open to the public, and a healthy route
    * chosen by traffic ratio. The caller's Authorization header and Berth's cookies never reach the model server.
    */
-  async function admitToService(req: http.IncomingMessage, endpointId: string): Promise<{ host: string; port: number }> {
+  async function admitToService(headers: RequestHeaders, endpointId: string): Promise<{ host: string; port: number }> {
     const table = await serviceRoutes.get(endpointId);
     if (!table) throw new Problem('url-not-found', 'No model service is published at this address.');
     if (!table.openToPublic) {
-      const token = tokenFromHeader(req.headers.authorization);
+      const token = tokenFromHeader(headers.authorization);
       if (!token) throw new Problem('auth-failed', 'This service needs a token: Authorization: BackendAI <token> (or Bearer <token>).', undefined, { headers: { 'WWW-Authenticate': 'Bearer' } });
       if (!(await serviceTokens.valid(token, endpointId))) throw new Problem('auth-failed', 'The token is invalid, expired or for another service.');
     }
-    delete req.headers.authorization;
-    const kept = forwardedCookies(parseCookies(req.headers.cookie));
-    if (kept) req.headers.cookie = kept;
-    else delete req.headers.cookie;
+    delete headers.authorization;
+    keepAppCookies(headers, parseCookies(headers.cookie));
     const chosen = pickRoute(table.routes);
     if (!chosen) throw new Problem('service-unavailable', 'The service has no healthy route right now.');
     return { host: chosen.kernel_host, port: chosen.kernel_port };
@@ -120,7 +126,9 @@ export function createAppProxyServer(app: App): http.Server {
 
   async function admit(req: http.IncomingMessage, routeId: string): Promise<AppRoute> {
     const cached = routes.peek(routeId);
-    return admitTo(req, routeId, cached !== undefined ? cached : await routes.get(routeId));
+    const route = admitTo(req.headers, routeId, cached !== undefined ? cached : await routes.get(routeId));
+    noteAppTraffic(route.session_id, req);
+    return route;
   }
 
   /**
@@ -162,7 +170,7 @@ export function createAppProxyServer(app: App): http.Server {
       const token = url.searchParams.get('token') ?? '';
       const grant = await consumeToken(app, token, url.searchParams.get('session_id') ?? undefined, url.searchParams.get('app') ?? undefined);
       if (!grant) throw new Problem('auth-failed', 'The token is invalid, used or expired.');
-      if (!onItsOrigin(req, grant.route.id)) throw new Problem('url-not-found', 'This app is served on its own subdomain.');
+      if (!onItsOrigin(req.headers, grant.route.id)) throw new Problem('url-not-found', 'This app is served on its own subdomain.');
       const path = `/app/${grant.route.id}/`;
       const cookie = `${cookieName(grant.route.id)}=${signCookie(secret, grant.route.id, grant.userId)}; Path=${path}; Max-Age=${COOKIE_TTL_S}; HttpOnly; SameSite=Lax`;
       const redirect = `${routeOrigin(req, grant.route.id)}${path}${(url.searchParams.get('redirect') ?? '').replace(/^\/+/, '')}`;
@@ -177,7 +185,7 @@ export function createAppProxyServer(app: App): http.Server {
 
     const service = SERVICE_PATH.exec(url.pathname);
     if (service) {
-      const target = await admitToService(req, service[1]);
+      const target = await admitToService(req.headers, service[1]);
       req.url = `${service[2] ?? '/'}${url.search}`;
       pass(req, res, target);
       return;
@@ -185,9 +193,47 @@ export function createAppProxyServer(app: App): http.Server {
 
     const match = APP_PATH.exec(url.pathname);
     if (!match) throw new Problem('url-not-found', 'No app is published at this address.');
-    const cached = routes.peek(match[1]);
-    const route = admitTo(req, match[1], cached !== undefined ? cached : await routes.get(match[1]));
+    const route = await admit(req, match[1]);
     pass(req, res, { host: route.host, port: route.host_port });
+  }
+
+  /**
+   * The pass-through path's admission (./passthrough): an app or model-service request that the full path below
+   * would forward, with the same checks and the same upstream headers; null leaves the request to the full path,
+   * which also gives every refusal its answer.
+   */
+  function decide(head: RequestHead, socket: net.Socket): PassTarget | null | Promise<PassTarget | null> {
+    const url = new URL(head.target, 'http://proxy');
+    const headers = head.headers;
+    const toUpstream = (host: string, port: number, path: string): PassTarget => {
+      upstreamHeaders(headers, head.method, socket.remoteAddress);
+      return { host, port, head: serializeRequestHead(head.method, path, headers) };
+    };
+    const service = SERVICE_PATH.exec(url.pathname);
+    if (service) {
+      return admitToService(headers, service[1]).then(
+        (target) => {
+          if (tunnels.for(target.host, agent) !== agent) return null;
+          server.emit('proxied', 'service');
+          return toUpstream(target.host, target.port, `${service[2] ?? '/'}${url.search}`);
+        },
+        () => null,
+      );
+    }
+    const match = APP_PATH.exec(url.pathname);
+    if (!match) return null;
+    const cached = routes.peek(match[1]);
+    if (cached === undefined) return routes.get(match[1]).then(() => decide(head, socket));
+    let route: AppRoute;
+    try {
+      route = admitTo(headers, match[1], cached);
+    } catch {
+      return null;
+    }
+    if (tunnels.for(route.host, agent) !== agent) return null;
+    touchSession(route.session_id);
+    server.emit('proxied', 'app');
+    return toUpstream(route.host, route.host_port, head.target);
   }
 
   const server = http.createServer((req, res) => {
@@ -204,6 +250,14 @@ export function createAppProxyServer(app: App): http.Server {
     admit(req, match[1])
       .then((route) => proxy.ws(req, socket, head, { target: { host: route.host, port: route.host_port }, agent: tunnels.for(route.host, agent) }))
       .catch((err: unknown) => refuseUpgrade(socket, err instanceof Problem ? err : new Problem('internal-server-error')));
+  });
+  passThrough(server, {
+    decide,
+    badGateway: (err) => {
+      app.log.info({ err: err.message }, 'app proxy: upstream failed');
+      const body = JSON.stringify(new Problem('bad-gateway', 'The app is not answering.').toJSON());
+      return `HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nServer: Berth\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`;
+    },
   });
   server.on('close', () => {
     agent.destroy();

@@ -46,6 +46,8 @@ export function watchListener(app: App, role: ListenerRole, server: http.Server)
       if (path.startsWith('/app/')) requests.inc({ kind: 'app' });
       else if (path.startsWith('/service/')) requests.inc({ kind: 'service' });
     });
+    // Requests the pass-through path forwards never reach node:http's 'request' (../appproxy/passthrough).
+    server.on('proxied', (kind: 'app' | 'service') => requests.inc({ kind }));
     server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
       if (!pathOf(req).startsWith('/app/')) return;
       requests.inc({ kind: 'app' });

@@ -7,6 +7,8 @@ import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth'
 import { connectStream, expectTtydRuns } from '../helpers/ws';
 import { appProxySecret, cookieName, issueToken, signCookie } from '../../server/apps/tokens';
 import { get } from '../helpers/poll';
+import { listenersOf } from '../../server/metrics/listeners';
+import { metricsOf } from '../../server/metrics/registry';
 
 let t: TestBerth;
 let alice: TestUser;
@@ -104,6 +106,21 @@ describe('apps', () => {
     const status = await get(`${base}api/status`, { Cookie: cookie });
     expect(status.status).toBe(200);
     expect(JSON.parse(status.body)).toHaveProperty('started');
+  });
+
+  it('forwards admitted app requests on the pass-through path, counted in berth_app_proxy_requests_total', async () => {
+    const { cookie, base } = await openApp();
+    const server = listenersOf(t.app).get('apps')!;
+    let passed = 0;
+    const count = () => passed++;
+    server.on('proxied', count);
+    const counted = async () => (await metricsOf(t.app).appProxyRequests.get()).values.find((v) => v.labels.kind === 'app')?.value ?? 0;
+    const before = await counted();
+    for (let i = 0; i < 3; i++) expect((await get(`${base}api/status`, { Cookie: cookie })).status).toBe(200);
+    expect((await get(`${base}api/status`)).status).toBe(401); // a refusal: node:http's path answers it
+    server.off('proxied', count);
+    expect(passed).toBe(3);
+    expect(await counted()).toBe(before + 4);
   });
 
   it('refuses a replayed token, a token for another session and a request without the cookie', async () => {
