@@ -28,7 +28,7 @@ export interface PassTarget {
 
 export interface PassOptions {
   pool: UpstreamPool;
-  /** Where the request goes, or null: node:http answers this request (over a link, ./node-link). */
+  /** Where the request goes, or null: node:http answers this request (over an in-memory link, ../../util/memory-link). */
   decide(head: RequestHead, socket: net.Socket): PassTarget | null | Promise<PassTarget | null>;
   /** A link into node:http for one request. */
   nodeLink(client: net.Socket): Duplex;

@@ -6,7 +6,7 @@
  * server takes its connections first (PassConnection): an HTTP/1.1 request for an app or a model service whose
  * admission the caller grants is forwarded with its head rewritten (the same headers forward.ts sends) and its
  * body and answer passed through unchanged. Other requests (the proxy's own endpoints, refusals, tunneled
- * upstreams) go to node:http over an in-memory link (./node-link), one request at a time, and the full path
+ * upstreams) go to node:http over an in-memory link (../../util/memory-link), one request at a time, and the full path
  * (server.ts) answers them exactly as before; the connection stays here, so a browser's app requests after its
  * /v2/proxy/auth on the same connection still pass through. What the path cannot frame or follow (WebSocket
  * upgrades, HTTP/1.0, Expect, ambiguous framing, an oversized head) hands the connection itself to node:http.
@@ -15,7 +15,7 @@ import type http from 'node:http';
 import type net from 'node:net';
 import { PassConnection, type PassOptions } from './connection';
 import { UpstreamPool } from './upstream-pool';
-import { openNodeLink } from './node-link';
+import { openMemoryLink } from '../../util/memory-link';
 
 export type { PassTarget } from './connection';
 export type { RequestHead, Headers } from './head';
@@ -46,7 +46,7 @@ export function passThrough(server: http.Server, options: Pick<PassOptions, 'dec
     socket.resume();
   };
   server.on('connection', (socket: net.Socket) => {
-    const nodeLink = (client: net.Socket) => openNodeLink(client, (link) => nodeConnection.call(server, link as net.Socket));
+    const nodeLink = (client: net.Socket) => openMemoryLink(client, (link) => nodeConnection.call(server, link as net.Socket));
     open.set(socket, new PassConnection(socket, { ...options, pool, handOff, nodeLink, keepAliveMs: server.keepAliveTimeout }));
     socket.once('close', () => open.delete(socket));
   });

@@ -167,7 +167,8 @@ async function serveFile(app: App, req: IncomingMessage, res: ServerResponse, fi
       return;
     }
     handed = true;
-    const stream = file.createReadStream({ start, end, autoClose: true });
+    // 1 MiB reads: a sixteenth of the default's reads and socket writes for a large file.
+    const stream = file.createReadStream({ start, end, autoClose: true, highWaterMark: 1 << 20 });
     stream.on('error', () => res.destroy());
     res.on('close', () => stream.destroy());
     stream.pipe(res);
