@@ -155,11 +155,12 @@ export class PassConnection {
     this.requestBody = framing;
     this.answer = { method: head.method, head: null, body: null, started: false, close: connectionHas(head.headers, 'close') };
     const upstream = this.attach(target);
+    // Set before writing: over an in-memory link, node:http may answer within the write.
+    this.state = framing.done ? 'answering' : 'body';
+    if (bodyEnd < buf.length) this.buffered = buf.subarray(bodyEnd);
     // node:http gets the request as the client sent it; an upstream, the head `decide` rewrote.
     const first = target ? Buffer.from(target.head, 'latin1') : buf.subarray(0, end);
     upstream.write(bodyEnd > end ? Buffer.concat([first, buf.subarray(end, bodyEnd)]) : first);
-    this.state = framing.done ? 'answering' : 'body';
-    if (bodyEnd < buf.length) this.buffered = buf.subarray(bodyEnd);
   }
 
   private sendBody(chunk: Buffer): void {
@@ -167,13 +168,15 @@ export class PassConnection {
     const end = bodyBytes(framing, chunk, 0);
     if (end < 0) return void this.client.destroy();
     const upstream = this.upstream as Duplex;
-    if (!upstream.write(end === chunk.length ? chunk : chunk.subarray(0, end))) {
+    // Set before writing, as in start().
+    if (framing.done) {
+      this.state = 'answering';
+      if (end < chunk.length) this.buffered = chunk.subarray(end);
+    }
+    if (!upstream.write(end === chunk.length ? chunk : chunk.subarray(0, end)) && !framing.done) {
       this.client.pause();
       upstream.once('drain', () => this.client.resume());
     }
-    if (!framing.done) return;
-    this.state = 'answering';
-    if (end < chunk.length) this.buffered = chunk.subarray(end);
   }
 
   /**
