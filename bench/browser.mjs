@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { freePort } from './harness.mjs';
+import { freePort, serverCommand } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM_PATH = process.env.BERTH_CHROMIUM || '/usr/bin/chromium';
@@ -24,7 +24,7 @@ export async function startBerth({ roles = 'manager,web', dataDir, env = {}, adm
   const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'berth-bench-dashboard-'));
   // The dashboard loads .next from the working directory. Berth gets a process group of its own so that a Ctrl-C
   // reaches only the bench, which then ends the sessions before it stops Berth (sessions outlive the manager).
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/server.mjs')], {
+  const child = spawn(process.execPath, serverCommand(root, ...nodeArgs), {
     cwd: root,
     detached: true,
     env: {

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+/** Berth's process is started as `npm start` starts it (scripts/node-flags.mjs). */
+export { serverCommand } from '../scripts/node-flags.mjs';
 
 /** The signing client, bundled once into dist/ so plain Node can import it. */
 export async function loadClient(root) {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, loadClient, startProcess } from './harness.mjs';
+import { freePort, loadClient, startProcess, serverCommand } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
 
@@ -134,7 +134,7 @@ await buildServer();
 const pg = DB === 'postgres' ? await startPostgres() : null;
 const port = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess([...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []), path.join(root, 'dist/server.mjs')], {
+const berth = await startProcess(serverCommand(root, ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [])), {
   BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
   ...(pg ? { BERTH_DATABASE_URL: pg.url } : {}),
 }, /Berth ready/);

@@ -10,7 +10,7 @@ import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, loadClient, send, startProcess } from './harness.mjs';
+import { freePort, loadClient, send, startProcess, serverCommand } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -108,7 +108,7 @@ try {
   const expected = sourceHash.digest('hex');
 
   const port = await freePort();
-  berth = await startProcess([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/server.mjs')], {
+  berth = await startProcess(serverCommand(root, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])), {
     BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
   }, /Berth ready/);
   const barePort = await freePort();

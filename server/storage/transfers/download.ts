@@ -167,8 +167,7 @@ async function serveFile(app: App, req: IncomingMessage, res: ServerResponse, fi
       return;
     }
     handed = true;
-    // 1 MiB reads: a sixteenth of the default's reads and socket writes for a large file.
-    const stream = file.createReadStream({ start, end, autoClose: true, highWaterMark: 1 << 20 });
+    const stream = file.createReadStream({ start, end, autoClose: true });
     stream.on('error', () => res.destroy());
     res.on('close', () => stream.destroy());
     stream.pipe(res);

@@ -1,0 +1,2 @@
+export const SERVER_NODE_FLAGS: string[];
+export function serverCommand(root: string, ...nodeArgs: string[]): string[];
