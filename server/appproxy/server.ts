@@ -30,6 +30,15 @@ const APP_PATH = /^\/app\/([a-f0-9]{24})(\/|$)/;
 /** Model services (CONTRACT §13): /service/<endpoint id>[/<path the model server sees>]. */
 const SERVICE_PATH = /^\/service\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\/.*)?$/;
 
+/** The request target as a URL; a target that is not one (`//[x`) is the client's mistake, a 400. */
+function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://proxy');
+  } catch {
+    throw new Problem('invalid-api-params', 'The request target is not a valid URL.');
+  }
+}
+
 /** Request headers as node:http and the pass-through path both give them (lower-case names). */
 type RequestHeaders = { host?: string; cookie?: string; authorization?: string; [name: string]: string | string[] | undefined };
 
@@ -146,7 +155,7 @@ export function createAppProxyServer(app: App): http.Server {
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://proxy');
+    const url = requestUrl(req.url);
     if (url.pathname === '/' || url.pathname === '/health') return sendJson(res, { status: 'ok' });
 
     const add = /^\/v2\/proxy\/([^/]+)\/([0-9a-f-]{36})\/add$/.exec(url.pathname);
@@ -203,7 +212,12 @@ export function createAppProxyServer(app: App): http.Server {
    * which also gives every refusal its answer.
    */
   function decide(head: RequestHead, socket: net.Socket): PassTarget | null | Promise<PassTarget | null> {
-    const url = new URL(head.target, 'http://proxy');
+    let url: URL;
+    try {
+      url = requestUrl(head.target);
+    } catch {
+      return null; // the full path answers the 400
+    }
     const headers = head.headers;
     const toUpstream = (host: string, port: number, path: string): PassTarget => {
       upstreamHeaders(headers, head.method, socket.remoteAddress);
@@ -245,7 +259,12 @@ export function createAppProxyServer(app: App): http.Server {
   });
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    const match = APP_PATH.exec(new URL(req.url ?? '/', 'http://proxy').pathname);
+    let match: RegExpExecArray | null;
+    try {
+      match = APP_PATH.exec(requestUrl(req.url).pathname);
+    } catch (err) {
+      return refuseUpgrade(socket, err as Problem);
+    }
     if (!match) return refuseUpgrade(socket, new Problem('url-not-found', 'No app is published at this address.'));
     admit(req, match[1])
       .then((route) => proxy.ws(req, socket, head, { target: { host: route.host, port: route.host_port }, agent: tunnels.for(route.host, agent) }))

@@ -123,6 +123,23 @@ describe('apps', () => {
     expect(await counted()).toBe(before + 4);
   });
 
+  it('answers a request target that is no URL with a 400, as a request and as an upgrade, and goes on serving', async () => {
+    const port = Number(new URL(t.berth.appsUrl!).port);
+    const raw = (text: string) => new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
+      let got = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (c: string) => (got += c));
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
+    for (const target of ['//[/app/x', 'http://[/app/x']) {
+      expect(await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 [^]*invalid-api-params/);
+      expect(await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 [^]*invalid-api-params/);
+    }
+    expect((await get(`${t.berth.appsUrl}/health`)).status).toBe(200);
+  });
+
   it('refuses a replayed token, a token for another session and a request without the cookie', async () => {
     const started = await alice.client.call('POST', `/session/${name}/start-service`, { body: { app: 'jupyter' } });
     const otherId = (await alice.client.call('GET', `/session/${other}`)).sessionId;

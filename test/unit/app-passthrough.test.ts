@@ -94,6 +94,7 @@ beforeAll(async () => {
     socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
   });
   const decide = (head: RequestHead, socket: net.Socket) => {
+    if (head.target === '/throw') throw new Error('a decision that fails');
     const match = /^\/(one|two|dead|later)(\/.*)$/.exec(head.target);
     if (!match) return null;
     const port = match[1] === 'two' ? upstreamPorts[1] : match[1] === 'dead' ? deadPort : upstreamPorts[0];
@@ -275,6 +276,15 @@ describe('pass-through path', () => {
     expect(handedOff).toEqual(['POST /elsewhere']);
     expect(seen.map((s) => s.url)).toEqual(['/first', '/third']);
     expect(count(text, 'HTTP/1.1 200 OK')).toBe(3);
+  });
+
+  it('lets node:http answer when the decision fails, and goes on', async () => {
+    const client = new RawClient().send('GET /throw HTTP/1.1\r\nHost: p\r\n\r\n');
+    await client.until(/answered GET \/throw$/);
+    client.send('GET /one/next HTTP/1.1\r\nHost: p\r\n\r\n');
+    await client.until(/GET \/next 0$/);
+    client.close();
+    expect(handedOff).toEqual(['GET /throw']);
   });
 
   it('gives node:http the client\'s address on a link', async () => {

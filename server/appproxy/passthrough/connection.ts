@@ -126,7 +126,12 @@ export class PassConnection {
     const head = parseRequestHead(buf, end);
     const framing = head && admissible(head) ? requestFramer(head.headers) : null;
     if (!head || !framing) return this.handOff();
-    const decided = this.options.decide(head, this.client);
+    let decided: ReturnType<PassOptions['decide']>;
+    try {
+      decided = this.options.decide(head, this.client);
+    } catch {
+      decided = null; // whatever went wrong, node:http's path answers for it
+    }
     if (!(decided instanceof Promise)) return this.start(head, end, framing, decided);
     this.state = 'deciding';
     this.client.pause();
