@@ -18,10 +18,6 @@ function clientPort(host: string | string[] | undefined): string {
 }
 
 /**
- * Sends `req` (its headers already cleaned by the caller) to host:port and pipes the answer into `res`. `onError`
- * gets an upstream failure (the caller answers 502); a client that goes away cancels the upstream request.
- */
-/**
  * The request headers an upstream gets (the caller has removed Berth's cookies and Authorization already): no
  * Trailer, a zero Content-Length on a bodiless DELETE or OPTIONS, and X-Forwarded-* appended to the client's. Shared
  * with the pass-through path (./passthrough), so both send the same.

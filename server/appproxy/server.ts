@@ -65,9 +65,15 @@ function sendJson(res: http.ServerResponse, body: unknown, status = 200): void {
   res.end(text);
 }
 
-function refuseUpgrade(socket: Duplex, problem: Problem): void {
+/** A problem as a whole HTTP/1.1 answer that closes the connection, for a socket no ServerResponse writes to. */
+function rawProblem(problem: Problem): string {
   const body = JSON.stringify(problem.toJSON());
-  socket.end(`HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const extra = Object.entries(problem.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nServer: Berth\r\nCache-Control: no-store\r\n${extra}Connection: close\r\n\r\n${body}`;
+}
+
+function refuseUpgrade(socket: Duplex, problem: Problem): void {
+  socket.end(rawProblem(problem));
 }
 
 export function createAppProxyServer(app: App): http.Server {
@@ -101,8 +107,8 @@ export function createAppProxyServer(app: App): http.Server {
   const onItsOrigin = (headers: RequestHeaders, routeId: string) => !domain || (headers.host ?? '').toLowerCase().split(':')[0] === `${routeId}.${domain}`;
 
   /**
-   * Checks the route cookie; answers the route and rewrites the request headers, or throws a Problem. Synchronous
-   * while the route is cached, so the hot path of a busy app never waits on a promise.
+   * Checks the route cookie; answers the route and rewrites the request headers, or throws a Problem. Synchronous,
+   * so the pass-through path's `decide` admits a request of a cached route without waiting on a promise.
    */
   function admitTo(headers: RequestHeaders, routeId: string, route: AppRoute | null): AppRoute {
     if (!route || !onItsOrigin(headers, routeId)) throw new Problem('url-not-found', 'No app is published at this address.');
@@ -274,8 +280,7 @@ export function createAppProxyServer(app: App): http.Server {
     decide,
     badGateway: (err) => {
       app.log.info({ err: err.message }, 'app proxy: upstream failed');
-      const body = JSON.stringify(new Problem('bad-gateway', 'The app is not answering.').toJSON());
-      return `HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nServer: Berth\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`;
+      return rawProblem(new Problem('bad-gateway', 'The app is not answering.'));
     },
   });
   server.on('close', () => {

@@ -5,11 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../helpers/process';
-import { waitFor } from '../helpers/poll';
+import { waitForPort } from '../../server/apps/ports';
 
 export interface TestRegistry {
   /** host:port, the registry part of an image reference. */
@@ -26,12 +25,8 @@ export async function startRegistry(): Promise<TestRegistry> {
   let output = '';
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const listening = () => new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
   try {
-    await waitFor(async () => child.exitCode === null && (await listening()), 20_000);
+    await waitForPort('127.0.0.1', port, 20_000, () => child.exitCode === null);
   } catch {
     child.kill('SIGKILL');
     throw new Error(`the test registry did not start:\n${output}`);

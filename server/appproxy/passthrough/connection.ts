@@ -40,8 +40,6 @@ export interface PassOptions {
 }
 
 type State = 'head' | 'deciding' | 'body' | 'answering' | 'closed';
-/** The upstream key of a link into node:http: never paired past its request, never pooled. */
-const NODE_HTTP = 'node:http';
 
 interface Answer {
   method: string;
@@ -60,7 +58,8 @@ export class PassConnection {
   private requestBody: BodyFramer | null = null;
   private answer: Answer | null = null;
   private upstream: Duplex | null = null;
-  private upstreamKey = '';
+  /** Where `upstream` goes; null for a link into node:http, which is never paired past its request nor pooled. */
+  private upstreamTarget: { host: string; port: number } | null = null;
   private clientEnded = false;
 
   constructor(
@@ -189,8 +188,8 @@ export class PassConnection {
    * the pool; for no target, a new link into node:http.
    */
   private attach(target: PassTarget | null): Duplex {
-    const key = target ? `${target.host}:${target.port}` : NODE_HTTP;
-    if (target && this.upstream && this.upstreamKey === key && !this.upstream.destroyed) return this.upstream;
+    const paired = this.upstreamTarget;
+    if (target && paired && this.upstream && !this.upstream.destroyed && paired.host === target.host && paired.port === target.port) return this.upstream;
     this.releaseUpstream();
     const upstream = target ? this.options.pool.take(target.host, target.port) : this.options.nodeLink(this.client);
     upstream.on('data', this.onUpstreamData);
@@ -198,7 +197,7 @@ export class PassConnection {
     upstream.on('close', this.onUpstreamClose);
     upstream.on('error', this.onUpstreamError);
     this.upstream = upstream;
-    this.upstreamKey = key;
+    this.upstreamTarget = target && { host: target.host, port: target.port };
     return upstream;
   }
 
@@ -215,10 +214,10 @@ export class PassConnection {
 
   /** Back to the pool: only between requests. */
   private releaseUpstream(): void {
-    if (this.upstreamKey === NODE_HTTP) return this.dropUpstream();
-    const [host, port] = splitKey(this.upstreamKey);
+    const target = this.upstreamTarget;
+    if (!target) return this.dropUpstream();
     const upstream = this.detach();
-    if (upstream) this.options.pool.give(host, port, upstream as net.Socket);
+    if (upstream) this.options.pool.give(target.host, target.port, upstream as net.Socket);
   }
 
   private dropUpstream(): void {
@@ -274,7 +273,7 @@ export class PassConnection {
     this.answer = null;
     // Answered before its request was all sent (e.g. 413): where the rest of the request ends is not worth finding.
     if (answer.close || this.state !== 'answering') return this.endClient();
-    if (this.upstreamKey === NODE_HTTP) this.dropUpstream();
+    if (!this.upstreamTarget) this.dropUpstream();
     this.requestBody = null;
     this.state = 'head';
     if (this.buffered) {
@@ -359,7 +358,3 @@ function bodyBytes(framer: BodyFramer, buf: Buffer, from: number): number {
   }
 }
 
-function splitKey(key: string): [string, number] {
-  const at = key.lastIndexOf(':');
-  return [key.slice(0, at), Number(key.slice(at + 1))];
-}
