@@ -1,17 +1,21 @@
-// Virtual folder transfers (issue: virtual folders, performance). Berth runs as a child process from dist/server.mjs;
-// the baseline, measured in the same run, is a bare node:http server (also a child process) that pipes a request
-// body into a file on the same disk and streams a file back. Figures: MB/s and the ratio to the baseline for a
-// 1 GiB upload (request-upload + tus PATCH) and download (request-download), zip streaming of 10,000 small files,
-// listing 100,000 entries, and the manager's RSS (VmRSS) before/peak/after each phase and its growth (peak − before).
-// BENCH_STORAGE_PHASES=transfers,zip,listing (the default: all) runs only some phases; BENCH_CPU_PROF=DIR runs Berth
-// with --cpu-prof into DIR.
+// Virtual folder transfers (issue: virtual folders, performance). Berth runs as a user starts it (`npm start`'s Node
+// flags, dist/server.mjs, every role) in a child process; the baseline, measured in the same run, is a bare node:http
+// server (also a child process) that pipes a request body into a file on the same disk and streams a file back.
+// Figures: MB/s and the ratio to the baseline for a 1 GiB upload (request-upload + tus PATCH) and download
+// (request-download), zip streaming of 10,000 small files, listing 100,000 entries, and Berth's RSS (VmRSS)
+// before/peak/after each phase and its growth (peak − before).
+// Knobs: BENCH_STORAGE_PHASES=transfers,zip,listing (the default: all) runs only some phases;
+// BENCH_STORAGE_ROLES=manager runs Berth with those roles only (a manager replica: its smaller heap is the case
+// docs/architecture.md's "Transfers" describes); BENCH_CPU_PROF=DIR runs Berth with --cpu-prof into DIR;
+// BENCH_NODE_ARGS adds Node flags (space-separated, e.g. --trace-gc).
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, loadClient, send, startProcess, serverCommand } from './harness.mjs';
-import { buildServer } from '../scripts/build.mjs';
+import { buildDashboard, buildServer, dashboardStale } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { BerthClient } = await loadClient(root);
@@ -40,6 +44,9 @@ function cpu(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 async function sampled(pid, work) {
+  // Every run starts with the disk caught up: dirty pages an earlier run left would otherwise be written back during
+  // this one, and the runs go in a fixed order (Berth's after the baseline's).
+  spawnSync('sync');
   const before = rss(pid);
   const cpuBefore = cpu(pid);
   let peak = before;
@@ -68,7 +75,7 @@ function sha256File(file) {
 
 const BASELINE = `
 import http from 'node:http';
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, fsyncSync, openSync, statSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 const server = http.createServer(async (req, res) => {
   const params = new URL(req.url, 'http://x').searchParams;
@@ -76,6 +83,11 @@ const server = http.createServer(async (req, res) => {
   const offset = Number(params.get('offset') ?? 0);
   if (req.method === 'PUT') {
     await pipeline(req, createWriteStream(file, { flags: offset ? 'r+' : 'w', start: offset }));
+    if (params.get('sync')) {
+      const fd = openSync(file, 'r+');
+      fsyncSync(fd);
+      closeSync(fd);
+    }
     res.writeHead(204).end();
   } else {
     res.writeHead(200, { 'Content-Length': String(statSync(file).size), 'Content-Type': 'application/octet-stream' });
@@ -87,6 +99,8 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
 await buildServer();
+const ROLES = process.env.BENCH_STORAGE_ROLES;
+if ((!ROLES || ROLES.split(',').includes('web')) && dashboardStale()) buildDashboard();
 const scratch = mkdtempSync(path.join(tmpdir(), 'berth-bench-storage-'));
 const dataDir = path.join(scratch, 'data');
 mkdirSync(dataDir);
@@ -107,9 +121,11 @@ try {
   closeSync(fd);
   const expected = sourceHash.digest('hex');
 
-  const port = await freePort();
-  berth = await startProcess(serverCommand(root, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])), {
-    BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
+  const [port, webPort, appPort] = [await freePort(), await freePort(), await freePort()];
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])];
+  berth = await startProcess(serverCommand(root, ...nodeArgs), {
+    ...(ROLES ? { BERTH_ROLES: ROLES } : {}), BERTH_MANAGER_PORT: String(port), BERTH_WEB_PORT: String(webPort), BERTH_APP_PORT: String(appPort),
+    BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1',
   }, /Berth ready/);
   const barePort = await freePort();
   bare = await startProcess(['--input-type=module', '-e', BASELINE], { PORT: String(barePort) });
@@ -123,11 +139,13 @@ try {
   const bareDir = path.join(dataDir, 'vfolders', 'volume1', 'bench-baseline');
   mkdirSync(bareDir);
 
-  async function bareUpload(i, chunk) {
+  /** `durable`: the last PUT fsyncs the file before it answers, as Berth does when an upload completes. */
+  async function bareUpload(i, chunk, durable = false) {
     const file = path.join(bareDir, `up-${i}.bin`);
     for (let offset = 0; offset < SIZE; offset += chunk) {
       const end = Math.min(SIZE, offset + chunk);
-      const res = await send(`http://127.0.0.1:${barePort}/?file=${encodeURIComponent(file)}&offset=${offset}`, {
+      const sync = durable && end === SIZE ? '&sync=1' : '';
+      const res = await send(`http://127.0.0.1:${barePort}/?file=${encodeURIComponent(file)}&offset=${offset}${sync}`, {
         method: 'PUT', headers: { 'Content-Length': String(end - offset) }, body: createReadStream(source, { start: offset, end: end - 1 }),
       });
       if (res.status !== 204) throw new Error(`baseline upload answered ${res.status}`);
@@ -163,7 +181,7 @@ try {
     return { bytes: res.bytes };
   }
 
-  const runs = { bareUp: [], bareUpChunked: [], bareDown: [], tusWhole: [], tusChunked: [], berthDown: [] };
+  const runs = { bareUp: [], bareUpDurable: [], bareUpChunked: [], bareUpChunkedDurable: [], bareDown: [], tusWhole: [], tusChunked: [], berthDown: [] };
   for (let round = 0; PHASES.has('transfers') && round < ROUNDS; round++) {
     const up = await settle(pid, await sampled(barePid, () => bareUpload(round, SIZE)));
     runs.bareUp.push(up);
@@ -173,6 +191,11 @@ try {
     runs.bareUpChunked.push(chunked);
     if ((await sha256File(chunked.file)) !== expected) throw new Error('the chunked baseline upload differs from the source');
     rmSync(chunked.file);
+    for (const [list, chunk] of [[runs.bareUpDurable, SIZE], [runs.bareUpChunkedDurable, CHUNK]]) {
+      const durable = await sampled(barePid, () => bareUpload(round, chunk, true));
+      list.push(durable);
+      rmSync(durable.file);
+    }
     runs.tusWhole.push(await settle(pid, await sampled(pid, () => tusUpload(`whole-${round}.bin`, SIZE))));
     runs.tusChunked.push(await settle(pid, await sampled(pid, () => tusUpload(`chunked-${round}.bin`, CHUNK))));
     runs.berthDown.push(await settle(pid, await sampled(pid, () => berthDownload(`whole-${round}.bin`))));
@@ -217,31 +240,31 @@ try {
   }
 
   if (PHASES.has('transfers')) {
-    console.log(`\nTransfers of ${mib(SIZE)} MiB of random bytes over loopback into the same disk (best of ${ROUNDS}; server CPU seconds of that run, user + system; manager RSS MiB before / peak / after, growth)`);
-    console.log('| case | MB/s | vs baseline | server CPU s | manager RSS MiB | RSS growth MiB |');
-    console.log('|---|---:|---:|---:|---:|---:|');
-    const bu = MB(SIZE, best(runs.bareUp).ms);
-    const buc = MB(SIZE, best(runs.bareUpChunked).ms);
-    const bd = MB(SIZE, best(runs.bareDown).ms);
-    const uploads = [
-      ['upload: bare node:http, one PUT → file (baseline)', runs.bareUp, bu],
-      ['upload: request-upload + one tus PATCH', runs.tusWhole, bu],
-      ['upload: bare node:http, PUTs of 8 MiB → file (baseline)', runs.bareUpChunked, buc],
-      ['upload: request-upload + tus PATCHes of 8 MiB (the CLI)', runs.tusChunked, buc],
-    ];
-    for (const [label, list, baseline] of uploads) {
+    console.log(`\nTransfers of ${mib(SIZE)} MiB of random bytes over loopback into the same disk (Berth's roles: ${ROLES ?? 'all'}; best of ${ROUNDS}; server CPU seconds of that run, user + system; Berth's RSS MiB before / peak / after, growth; load average ${loadavg()[0].toFixed(2)})`);
+    // Berth fsyncs a completed upload before it answers (an acknowledged upload survives a crash); the plain copy
+    // does not, so each upload is also set beside a plain copy that fsyncs at its end (the durable baseline).
+    console.log('| case | MB/s | vs baseline | vs durable baseline | server CPU s | Berth RSS MiB | RSS growth MiB |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    const rate = (list) => MB(SIZE, best(list).ms);
+    const bare = (label, list) => console.log(`| ${label} | ${rate(list).toFixed(0)} | | | ${best(list).cpu.toFixed(2)} | (other process) | |`);
+    const berth = (label, list, baseline, durable) => {
       const r = best(list);
-      const bare = label.includes('baseline');
-      console.log(`| ${label} | ${MB(SIZE, r.ms).toFixed(0)} | ${(MB(SIZE, r.ms) / baseline).toFixed(2)} | ${r.cpu.toFixed(2)} | ${bare ? '(other process)' : memCell(r)} | ${bare ? '' : growth(r)} |`);
-    }
-    console.log(`| download: bare node:http file → GET (baseline) | ${bd.toFixed(0)} | 1.00 | ${best(runs.bareDown).cpu.toFixed(2)} | (other process) | |`);
-    const dr = best(runs.berthDown);
-    console.log(`| download: request-download + GET | ${MB(SIZE, dr.ms).toFixed(0)} | ${(MB(SIZE, dr.ms) / bd).toFixed(2)} | ${dr.cpu.toFixed(2)} | ${memCell(dr)} | ${growth(dr)} |`);
+      const vsDurable = durable ? (rate(list) / rate(durable)).toFixed(2) : '';
+      console.log(`| ${label} | ${rate(list).toFixed(0)} | ${(rate(list) / rate(baseline)).toFixed(2)} | ${vsDurable} | ${r.cpu.toFixed(2)} | ${memCell(r)} | ${growth(r)} |`);
+    };
+    bare('upload: bare node:http, one PUT → file (baseline)', runs.bareUp);
+    bare('upload: the same, fsynced at the end (durable baseline)', runs.bareUpDurable);
+    berth('upload: request-upload + one tus PATCH', runs.tusWhole, runs.bareUp, runs.bareUpDurable);
+    bare('upload: bare node:http, PUTs of 8 MiB → file (baseline)', runs.bareUpChunked);
+    bare('upload: the same, fsynced at the end (durable baseline)', runs.bareUpChunkedDurable);
+    berth('upload: request-upload + tus PATCHes of 8 MiB (the CLI)', runs.tusChunked, runs.bareUpChunked, runs.bareUpChunkedDurable);
+    bare('download: bare node:http file → GET (baseline)', runs.bareDown);
+    berth('download: request-download + GET', runs.berthDown, runs.bareDown, null);
   }
 
   if (zip || listing) {
     console.log('\nDirectories');
-    console.log('| case | ms | bytes | manager RSS MiB | RSS growth MiB |');
+    console.log('| case | ms | bytes | Berth RSS MiB | RSS growth MiB |');
     console.log('|---|---:|---:|---:|---:|');
     if (zip) console.log(`| zip stream of ${ZIP_FILES.toLocaleString('en')} files × 1 KiB (archive=true) | ${zip.ms.toFixed(0)} | ${zip.bytes} | ${memCell(zip)} | ${growth(zip)} |`);
     if (listing) console.log(`| GET /folders/{name}/files, ${LIST_ENTRIES.toLocaleString('en')} entries | ${listing.ms.toFixed(0)} | ${listing.bytes} | ${memCell(listing)} | ${growth(listing)} |`);

@@ -19,7 +19,8 @@ import type { FolderRow } from '../access';
 import { FolderRoot, at, locate, problemOf } from '../../host-path/folder';
 import { folderRootPath } from '../usage';
 import { fileNotFound, fromProblem, sendProblem, type ProblemBody } from './respond';
-import { countStreamBytes } from '../../metrics/storage';
+import { countStorageBytes, countStreamBytes } from '../../metrics/storage';
+import { sendFileRange } from './send-file';
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 // O_NONBLOCK: a FIFO swapped in for a file must not hang the open.
@@ -167,11 +168,7 @@ async function serveFile(app: App, req: IncomingMessage, res: ServerResponse, fi
       return;
     }
     handed = true;
-    const stream = file.createReadStream({ start, end, autoClose: true });
-    stream.on('error', () => res.destroy());
-    res.on('close', () => stream.destroy());
-    stream.pipe(res);
-    countStreamBytes(app, 'download', stream);
+    void sendFileRange(file, res, start, length, (bytes) => countStorageBytes(app, 'download', bytes));
   } finally {
     if (!handed) await file.close().catch(() => undefined);
   }

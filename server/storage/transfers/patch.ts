@@ -25,6 +25,7 @@ import { fromProblem, noSuchUploadSession, sendProblem, type ProblemBody } from 
 import { finishUpload, uploadsOf, type FinishContext } from './uploads';
 import { countStorageBytes } from '../../metrics/storage';
 import { oneAtATime } from '../../util/one-at-a-time';
+import { withGcHeadroom } from '../../util/gc-headroom';
 
 const OFFSET_TYPE = 'application/offset+octet-stream';
 const EXPIRY_MS = 24 * 3600 * 1000;
@@ -62,8 +63,7 @@ async function append(req: IncomingMessage, file: string, offset: number, room: 
   const out = createWriteStream('', { fd, start: offset, highWaterMark: 1 << 20 });
   try {
     // With a Content-Length, Node delivers exactly that many bytes (checked against the room beforehand).
-    if (req.headers['content-length'] !== undefined) await pipeline(req, out);
-    else await pipeline(req, limitTo(room), out);
+    await withGcHeadroom(() => (req.headers['content-length'] !== undefined ? pipeline(req, out) : pipeline(req, limitTo(room), out)));
   } catch (err) {
     if (err instanceof Problem) throw err;
     // The storage failed (ENOSPC, EDQUOT, EIO…): not a success, whatever was written.
