@@ -1,5 +1,6 @@
 // Session start, execution round trip and the scheduler alone (issue: compute sessions, performance).
 // Baselines measured in the same run: a bare `bwrap ... true` for start, nothing for the scheduler pass.
+// Knobs: BENCH_SESSIONS (50 starts per image), BENCH_CPU_PROF (a directory: Berth runs with --cpu-prof into it).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,7 +101,7 @@ async function schedulerPass() {
 await buildServer();
 const port = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess(serverCommand(root), {
+const berth = await startProcess(serverCommand(root, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])), {
   BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
 }, /Berth ready/);
 const client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
