@@ -1,6 +1,6 @@
 // The sandbox spawner (server/agents/local/spawner.py and .ts) with real processes: what it starts, how it reports
 // ready and exit, and that it leaves nothing running once idle.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,16 +67,23 @@ describe('the sandbox spawner', () => {
 
   it('starts each sandbox in its own session, no signal ignored or blocked, no descriptor but 0–3', async () => {
     const sandbox = await spawner.start(['/bin/sh', '-c', 'echo ready >&3; exec sleep 30'], path.join(dir, 'status.log'));
-    await sandbox.ready;
-    const status = readFileSync(`/proc/${sandbox.pid}/status`, 'utf8');
-    const stat = readFileSync(`/proc/${sandbox.pid}/stat`, 'utf8');
-    const sessionId = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
-    expect(sessionId).toBe(sandbox.pid);
-    expect(/SigIgn:\s+(\S+)/.exec(status)![1]).toBe('0000000000000000');
-    expect(/SigBlk:\s+(\S+)/.exec(status)![1]).toBe('0000000000000000');
-    const fds = (await import('node:fs')).readdirSync(`/proc/${sandbox.pid}/fd`).map(Number).sort((a, b) => a - b);
-    expect(fds).toEqual([0, 1, 2, 3]);
-    process.kill(sandbox.pid, 'SIGTERM');
+    try {
+      await sandbox.ready;
+      // Read once the shell has become `sleep`: until then the shell may hold a descriptor of its own (dash keeps a
+      // copy of stdout while `echo >&3` runs), which says nothing about what the spawner passed on.
+      await until('the sandbox to exec sleep', () => readFileSync(`/proc/${sandbox.pid}/cmdline`, 'utf8').startsWith('sleep\0'));
+      const status = readFileSync(`/proc/${sandbox.pid}/status`, 'utf8');
+      const stat = readFileSync(`/proc/${sandbox.pid}/stat`, 'utf8');
+      const sessionId = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+      expect(sessionId).toBe(sandbox.pid);
+      expect(/SigIgn:\s+(\S+)/.exec(status)![1]).toBe('0000000000000000');
+      expect(/SigBlk:\s+(\S+)/.exec(status)![1]).toBe('0000000000000000');
+      const fds = readdirSync(`/proc/${sandbox.pid}/fd`).map(Number).sort((a, b) => a - b);
+      expect(fds).toEqual([0, 1, 2, 3]);
+    } finally {
+      // Ended either way: a sandbox left running would keep the spawner from going idle in the next test.
+      process.kill(sandbox.pid, 'SIGTERM');
+    }
     expect(await exitOf(sandbox)).toEqual({ code: 143, lost: false });
   });
 
