@@ -69,16 +69,18 @@ describe('the sandbox spawner', () => {
     const sandbox = await spawner.start(['/bin/sh', '-c', 'echo ready >&3; exec sleep 30'], path.join(dir, 'status.log'));
     try {
       await sandbox.ready;
-      // Read once the shell has become `sleep`: until then the shell may hold a descriptor of its own (dash keeps a
-      // copy of stdout while `echo >&3` runs), which says nothing about what the spawner passed on.
-      await until('the sandbox to exec sleep', () => readFileSync(`/proc/${sandbox.pid}/cmdline`, 'utf8').startsWith('sleep\0'));
       const status = readFileSync(`/proc/${sandbox.pid}/status`, 'utf8');
       const stat = readFileSync(`/proc/${sandbox.pid}/stat`, 'utf8');
       const sessionId = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
       expect(sessionId).toBe(sandbox.pid);
       expect(/SigIgn:\s+(\S+)/.exec(status)![1]).toBe('0000000000000000');
       expect(/SigBlk:\s+(\S+)/.exec(status)![1]).toBe('0000000000000000');
-      const fds = readdirSync(`/proc/${sandbox.pid}/fd`).map(Number).sort((a, b) => a - b);
+      // A program holds descriptors of its own for a moment while it starts (dash a copy of stdout while `echo >&3`
+      // runs; a fourth one was also seen just after `sleep` began), so the list is read until it settles: one the
+      // spawner passed on never goes.
+      const fdsOf = () => readdirSync(`/proc/${sandbox.pid}/fd`).map(Number).sort((a, b) => a - b);
+      let fds = fdsOf();
+      for (const deadline = Date.now() + 2_000; fds.length > 4 && Date.now() < deadline; fds = fdsOf()) await new Promise((r) => setTimeout(r, 20));
       expect(fds).toEqual([0, 1, 2, 3]);
     } finally {
       // Ended either way: a sandbox left running would keep the spawner from going idle in the next test.
