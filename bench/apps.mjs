@@ -24,7 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { freePort, loadClient, loadGenerator, measure, startProcess, serverCommand } from './harness.mjs';
+import { benchNodeArgs, freePort, loadClient, loadGenerator, measure, startProcess, serverCommand } from './harness.mjs';
 import { ensurePackages } from '../scripts/system-deps.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
@@ -386,7 +386,7 @@ await buildServer();
 const managerPort = await freePort();
 const appPort = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess(serverCommand(root, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])), {
+const berth = await startProcess(serverCommand(root, ...benchNodeArgs()), {
   BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(managerPort), BERTH_APP_PORT: String(appPort), BERTH_DATA_DIR: dataDir,
   BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
 }, /Berth ready/);

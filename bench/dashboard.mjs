@@ -21,7 +21,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { loadClient } from './harness.mjs';
+import { benchNodeArgs, loadClient } from './harness.mjs';
 import { createUser, launchBrowser, noteVisible, queueSessions, signIn, startBerth } from './browser.mjs';
 import { buildDashboard, buildServer, dashboardStale, serverStale } from '../scripts/build.mjs';
 
@@ -404,7 +404,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 try {
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const nodeArgs = benchNodeArgs();
   const berth = await startBerth({ admin: { accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY, password: ADMIN_PASSWORD }, nodeArgs });
   cleanups.push(berth.stop);
   const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: ADMIN_ACCESS_KEY, secretKey: ADMIN_SECRET_KEY });

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { loadClient } from './harness.mjs';
+import { benchNodeArgs, loadClient } from './harness.mjs';
 import { createUser, inParallel, launchBrowser, noteVisible, queueSessions, signIn, startBerth } from './browser.mjs';
 import { buildDashboard, buildServer, dashboardStale, serverStale } from '../scripts/build.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
@@ -123,7 +123,7 @@ const plans = [];
 for (const database of DATABASES) {
   const postgres = database === 'postgres' ? await startPostgres() : null;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-pages-'));
-  const start = () => startBerth({ roles: database === 'pglite' ? 'manager,web' : 'manager', dataDir, env: postgres ? { BERTH_DATABASE_URL: postgres.url } : {}, admin: ADMIN, nodeArgs: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [] });
+  const start = () => startBerth({ roles: database === 'pglite' ? 'manager,web' : 'manager', dataDir, env: postgres ? { BERTH_DATABASE_URL: postgres.url } : {}, admin: ADMIN, nodeArgs: benchNodeArgs() });
   let berth = await start();
   let browser = null;
   const clients = [];

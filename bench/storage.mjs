@@ -14,7 +14,7 @@ import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFile
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, loadClient, send, startProcess, serverCommand } from './harness.mjs';
+import { benchNodeArgs, freePort, loadClient, send, startProcess, serverCommand } from './harness.mjs';
 import { buildDashboard, buildServer, dashboardStale } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -122,8 +122,7 @@ try {
   const expected = sourceHash.digest('hex');
 
   const [port, webPort, appPort] = [await freePort(), await freePort(), await freePort()];
-  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])];
-  berth = await startProcess(serverCommand(root, ...nodeArgs), {
+  berth = await startProcess(serverCommand(root, ...benchNodeArgs()), {
     ...(ROLES ? { BERTH_ROLES: ROLES } : {}), BERTH_MANAGER_PORT: String(port), BERTH_WEB_PORT: String(webPort), BERTH_APP_PORT: String(appPort),
     BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1',
   }, /Berth ready/);
@@ -246,20 +245,20 @@ try {
     console.log('| case | MB/s | vs baseline | vs durable baseline | server CPU s | Berth RSS MiB | RSS growth MiB |');
     console.log('|---|---:|---:|---:|---:|---:|---:|');
     const rate = (list) => MB(SIZE, best(list).ms);
-    const bare = (label, list) => console.log(`| ${label} | ${rate(list).toFixed(0)} | | | ${best(list).cpu.toFixed(2)} | (other process) | |`);
-    const berth = (label, list, baseline, durable) => {
+    const baselineRow = (label, list) => console.log(`| ${label} | ${rate(list).toFixed(0)} | | | ${best(list).cpu.toFixed(2)} | (other process) | |`);
+    const berthRow = (label, list, baseline, durable) => {
       const r = best(list);
       const vsDurable = durable ? (rate(list) / rate(durable)).toFixed(2) : '';
       console.log(`| ${label} | ${rate(list).toFixed(0)} | ${(rate(list) / rate(baseline)).toFixed(2)} | ${vsDurable} | ${r.cpu.toFixed(2)} | ${memCell(r)} | ${growth(r)} |`);
     };
-    bare('upload: bare node:http, one PUT → file (baseline)', runs.bareUp);
-    bare('upload: the same, fsynced at the end (durable baseline)', runs.bareUpDurable);
-    berth('upload: request-upload + one tus PATCH', runs.tusWhole, runs.bareUp, runs.bareUpDurable);
-    bare('upload: bare node:http, PUTs of 8 MiB → file (baseline)', runs.bareUpChunked);
-    bare('upload: the same, fsynced at the end (durable baseline)', runs.bareUpChunkedDurable);
-    berth('upload: request-upload + tus PATCHes of 8 MiB (the CLI)', runs.tusChunked, runs.bareUpChunked, runs.bareUpChunkedDurable);
-    bare('download: bare node:http file → GET (baseline)', runs.bareDown);
-    berth('download: request-download + GET', runs.berthDown, runs.bareDown, null);
+    baselineRow('upload: bare node:http, one PUT → file (baseline)', runs.bareUp);
+    baselineRow('upload: the same, fsynced at the end (durable baseline)', runs.bareUpDurable);
+    berthRow('upload: request-upload + one tus PATCH', runs.tusWhole, runs.bareUp, runs.bareUpDurable);
+    baselineRow('upload: bare node:http, PUTs of 8 MiB → file (baseline)', runs.bareUpChunked);
+    baselineRow('upload: the same, fsynced at the end (durable baseline)', runs.bareUpChunkedDurable);
+    berthRow('upload: request-upload + tus PATCHes of 8 MiB (the CLI)', runs.tusChunked, runs.bareUpChunked, runs.bareUpChunkedDurable);
+    baselineRow('download: bare node:http file → GET (baseline)', runs.bareDown);
+    berthRow('download: request-download + GET', runs.berthDown, runs.bareDown, null);
   }
 
   if (zip || listing) {

@@ -55,8 +55,13 @@ function sendProblem(res: http.ServerResponse, problem: Problem): void {
     return;
   }
   const body = JSON.stringify(problem.toJSON());
-  res.writeHead(problem.status, { ...problem.headers, 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), Server: 'Berth', 'Cache-Control': 'no-store' });
+  res.writeHead(problem.status, problemHeaders(problem, body));
   res.end(body);
+}
+
+/** The headers of every problem the proxy answers itself, through a ServerResponse or raw (rawProblem). */
+function problemHeaders(problem: Problem, body: string): Record<string, string> {
+  return { ...problem.headers, 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), Server: 'Berth', 'Cache-Control': 'no-store' };
 }
 
 function sendJson(res: http.ServerResponse, body: unknown, status = 200): void {
@@ -68,8 +73,8 @@ function sendJson(res: http.ServerResponse, body: unknown, status = 200): void {
 /** A problem as a whole HTTP/1.1 answer that closes the connection, for a socket no ServerResponse writes to. */
 function rawProblem(problem: Problem): string {
   const body = JSON.stringify(problem.toJSON());
-  const extra = Object.entries(problem.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  return `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nServer: Berth\r\nCache-Control: no-store\r\n${extra}Connection: close\r\n\r\n${body}`;
+  const head = Object.entries({ ...problemHeaders(problem, body), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`;
 }
 
 function refuseUpgrade(socket: Duplex, problem: Problem): void {
