@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from './app';
 import { allRoutes } from './api';
+import { answerClientErrors } from './http/client-error';
 import { createRequestHandler } from './http/pipeline';
 import { createUpgradeHandler } from './http/websocket';
 import { STORAGE_PREFIX, createStorageTransferHandler } from './storage/transfers/handler';
@@ -30,6 +31,7 @@ export function createManagerServer(app: App): http.Server {
     });
   });
   server.on('upgrade', createUpgradeHandler(app, routes));
+  answerClientErrors(server);
   server.keepAliveTimeout = 65_000;
   return server;
 }

@@ -12,6 +12,8 @@ import { createProxyServer } from 'http-proxy-3';
 import type { App } from '../app';
 import type { AppRoute } from '../db/schema';
 import { Problem } from '../http/problem';
+import { answerClientErrors } from '../http/client-error';
+import { problemHeaders, rawProblem } from '../http/raw-problem';
 import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
 import { RouteCache } from './route-cache';
 import { VerifiedCookies } from './verified-cookies';
@@ -49,19 +51,17 @@ function keepAppCookies(headers: RequestHeaders, cookies: Record<string, string>
   else delete headers.cookie;
 }
 
+/** Every answer the proxy writes itself says so, as nginx's do. */
+const SERVER_HEADER = { Server: 'Berth' };
+
 function sendProblem(res: http.ServerResponse, problem: Problem): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify(problem.toJSON());
-  res.writeHead(problem.status, problemHeaders(problem, body));
+  res.writeHead(problem.status, { ...problemHeaders(problem, body), ...SERVER_HEADER });
   res.end(body);
-}
-
-/** The headers of every problem the proxy answers itself, through a ServerResponse or raw (rawProblem). */
-function problemHeaders(problem: Problem, body: string): Record<string, string> {
-  return { ...problem.headers, 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), Server: 'Berth', 'Cache-Control': 'no-store' };
 }
 
 function sendJson(res: http.ServerResponse, body: unknown, status = 200): void {
@@ -70,15 +70,8 @@ function sendJson(res: http.ServerResponse, body: unknown, status = 200): void {
   res.end(text);
 }
 
-/** A problem as a whole HTTP/1.1 answer that closes the connection, for a socket no ServerResponse writes to. */
-function rawProblem(problem: Problem): string {
-  const body = JSON.stringify(problem.toJSON());
-  const head = Object.entries({ ...problemHeaders(problem, body), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  return `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`;
-}
-
 function refuseUpgrade(socket: Duplex, problem: Problem): void {
-  socket.end(rawProblem(problem));
+  socket.end(rawProblem(problem, SERVER_HEADER));
 }
 
 export function createAppProxyServer(app: App): http.Server {
@@ -285,7 +278,7 @@ export function createAppProxyServer(app: App): http.Server {
     decide,
     badGateway: (err) => {
       app.log.info({ err: err.message }, 'app proxy: upstream failed');
-      return rawProblem(new Problem('bad-gateway', 'The app is not answering.'));
+      return rawProblem(new Problem('bad-gateway', 'The app is not answering.'), SERVER_HEADER);
     },
   });
   server.on('close', () => {
@@ -293,6 +286,7 @@ export function createAppProxyServer(app: App): http.Server {
     tunnels.closeAll();
     tcp.closeAll();
   });
+  answerClientErrors(server, SERVER_HEADER);
   server.keepAliveTimeout = 65_000;
   return server;
 }

@@ -3,13 +3,14 @@
  * ./pipeline: signature, rate limit, privilege, status, validation); a refusal is an HTTP problem+json answer
  * on the socket, so clients see the same errors as over plain HTTP.
  */
-import http, { type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { App } from '../app';
 import { trackWebSockets } from '../cluster/drain';
 import { admit, answerHeaders, toProblem } from './pipeline';
 import { Problem } from './problem';
+import { rawProblem } from './raw-problem';
 import type { RouteDef } from './route';
 import { Router } from './router';
 
@@ -47,11 +48,7 @@ export function createUpgradeHandler(app: App, routes: RouteDef[]): UpgradeHandl
         });
       });
     })().catch((err: unknown) => {
-      const problem = toProblem(err, app);
-      const body = JSON.stringify(problem.toJSON());
-      const head = { ...headers, ...problem.headers, 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
-      const lines = Object.entries(head).map(([k, v]) => `${k}: ${v}`).join('\r\n');
-      socket.end(`HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status] ?? ''}\r\n${lines}\r\n\r\n${body}`);
+      socket.end(rawProblem(toProblem(err, app), headers));
     });
   };
 }

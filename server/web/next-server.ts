@@ -11,6 +11,8 @@ import path from 'node:path';
 import next from 'next';
 import type { App } from '../app';
 import { Problem } from '../http/problem';
+import { answerClientErrors } from '../http/client-error';
+import { problemHeaders } from '../http/raw-problem';
 import { CLIENT_IP_HEADER } from './headers';
 import { pathDecodes } from './relay-path';
 import { createStreamRelay, STREAM_PREFIX } from './stream-relay';
@@ -53,8 +55,9 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
   const server = http.createServer((req, res) => {
     req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? '';
     if (req.url?.startsWith('/api/') && !pathDecodes(req.url)) {
-      const body = JSON.stringify(new Problem('invalid-api-params', 'The path holds a malformed percent-encoding.').toJSON());
-      res.writeHead(400, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' }).end(body);
+      const problem = new Problem('invalid-api-params', 'The path holds a malformed percent-encoding.');
+      const body = JSON.stringify(problem.toJSON());
+      res.writeHead(problem.status, problemHeaders(problem, body)).end(body);
       return;
     }
     handle(req, res).catch((err: unknown) => {
@@ -62,6 +65,7 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  answerClientErrors(server);
   const relay = createStreamRelay(app, managerUrl);
   server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').startsWith(STREAM_PREFIX)) void relay(req, socket, head);

@@ -11,6 +11,7 @@ import { createProxyServer } from 'http-proxy-3';
 import type { App } from '../app';
 import { signRequest } from '../client/sign';
 import { Problem } from '../http/problem';
+import { rawProblem } from '../http/raw-problem';
 import { RELAYED_HEADER } from '../http/relayed';
 import { isSameOrigin } from './same-origin';
 import { sessionKeys } from './session-keys';
@@ -18,8 +19,7 @@ import { sessionKeys } from './session-keys';
 export const STREAM_PREFIX = '/api/stream/';
 
 function refuse(socket: Duplex, problem: Problem): void {
-  const body = JSON.stringify(problem.toJSON());
-  socket.end(`HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(rawProblem(problem));
 }
 
 export function createStreamRelay(app: App, managerUrl: string) {

@@ -139,6 +139,13 @@ describe('paths through the relay', () => {
     await expectNoKeys(answer);
   });
 
+  it('answers a request head over 16 KiB with 431 problem+json', async () => {
+    const answer = await send('GET', `/api/manager/v2?pad=${'x'.repeat(17_000)}`);
+    expect(answer.status).toBe(431);
+    expect(answer.type).toBe('application/problem+json');
+    expect(JSON.parse(answer.body).type).toBe('https://errors.berth.dev/request-header-fields-too-large');
+  });
+
   it('relays a path whose dot segments the URL parser resolves, and still answers no key', async () => {
     const answer = await send('POST', '/api/manager/folders/%2e%2e/admin/gql', { query: '{ keypair { secret_key } }' });
     expect([400, 403]).toContain(answer.status);

@@ -140,6 +140,15 @@ describe('apps', () => {
     expect((await get(`${t.berth.appsUrl}/health`)).status).toBe(200);
   });
 
+  it('answers a request head over 16 KiB with a 431 problem of its own, and goes on serving', async () => {
+    const res = await get(`${t.berth.appsUrl}/app/${'a'.repeat(24)}/?pad=${'x'.repeat(17_000)}`);
+    expect(res.status).toBe(431);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers.server).toBe('Berth');
+    expect(JSON.parse(res.body).type).toBe('https://errors.berth.dev/request-header-fields-too-large');
+    expect((await get(`${t.berth.appsUrl}/health`)).status).toBe(200);
+  });
+
   it('refuses a replayed token, a token for another session and a request without the cookie', async () => {
     const started = await alice.client.call('POST', `/session/${name}/start-service`, { body: { app: 'jupyter' } });
     const otherId = (await alice.client.call('GET', `/session/${other}`)).sessionId;

@@ -254,6 +254,15 @@ describe('routing and bodies', () => {
     expect((await t.admin.request('GET', '/v2')).status).toBe(200);
   });
 
+  it('a request head over 16 KiB → 431 problem+json, and the server keeps serving', async () => {
+    const uri = `/v2?pad=${'x'.repeat(17_000)}`;
+    const res = await send('GET', uri, signed('GET', uri));
+    expect(res.status).toBe(431);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.body.type).toBe('https://errors.berth.dev/request-header-fields-too-large');
+    expect((await t.admin.request('GET', '/v2')).status).toBe(200);
+  });
+
   it('X-Method-Override routes a POST as the named method', async () => {
     const res = await t.admin.request('POST', '/auth?echo=via-override', { headers: { 'X-Method-Override': 'GET' } });
     expect(res.status).toBe(200);
