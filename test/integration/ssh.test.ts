@@ -119,7 +119,8 @@ describe('sshd in every session', () => {
     expect(statSync(key).mode & 0o777).toBe(0o600);
     expect(readFileSync(key, 'utf8')).toContain('BEGIN OPENSSH PRIVATE KEY');
     // ssh's exit status comes through.
-    expect((await berth(alice, 'alice', ['ssh', name, '--', 'exit', '3'])).code).toBe(3);
+    const exited = await berth(alice, 'alice', ['ssh', name, '--', 'exit', '3']);
+    expect(exited.code, exited.stderr).toBe(3);
   });
 
   it('berth app forwards sshd: ssh, scp, sftp and rsync in and out with the real clients', async () => {
