@@ -40,17 +40,22 @@ function connects(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** One attempt: whether something accepts connections on the port now (through `tunnel` if given). */
+export function acceptsConnections(host: string, port: number, tunnel: ((port: number) => Promise<Duplex>) | null = null): Promise<boolean> {
+  return tunnel ? tunnel(port).then((s) => (s.destroy(), true), () => false) : connects(host, port);
+}
+
 /**
  * Resolves once something accepts connections on the port (the app is up), or rejects after the timeout; `tunnel`
- * opens the connection when the host is out of direct reach (../apps/app-hosts appTunnel).
+ * opens the connection when the host is out of direct reach (../apps/app-hosts appTunnel). At least one attempt
+ * is made, however short the timeout.
  */
 export async function waitForPort(host: string, port: number, timeoutMs: number, alive: () => boolean, tunnel: ((port: number) => Promise<Duplex>) | null = null): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  for (;;) {
     if (!alive()) throw new Error('the app exited before it listened');
-    const open = tunnel ? await tunnel(port).then((s) => (s.destroy(), true), () => false) : await connects(host, port);
-    if (open) return;
+    if (await acceptsConnections(host, port, tunnel)) return;
+    if (Date.now() >= deadline) throw new Error(`the app did not listen on port ${port} within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`the app did not listen on port ${port} within ${timeoutMs / 1000} s`);
 }

@@ -9,7 +9,7 @@ import type { AppRoute, Kernel, KernelServicePort, Session, ServicePort } from '
 import { json } from '../db';
 import { Problem, badRequest, notFound } from '../http/problem';
 import { mainKernel } from '../sessions/execute';
-import { allocatePort, waitForPort } from './ports';
+import { acceptsConnections, allocatePort, waitForPort } from './ports';
 import { appTunnel, THIS_MACHINE } from './app-hosts';
 import { sessionApps } from './session-apps';
 import { reachKernel } from '../cluster/kernels';
@@ -47,7 +47,7 @@ export async function ensureApp(app: App, session: Session, appName: string, use
   const definition = await servicePortFor(app, session, appName, options);
   const kernel = await mainKernel(app, session);
   const existing = await app.db.selectFrom('app_routes').selectAll().where('session_id', '=', session.id).where('app', '=', appName).executeTakeFirst();
-  if (existing && (await isListening(app, existing.host, existing.host_port))) return existing;
+  if (existing && (await acceptsConnections(existing.host, existing.host_port, appTunnel(app, existing.host)))) return existing;
   if (existing) await app.db.deleteFrom('app_routes').where('id', '=', existing.id).execute();
   if (definition.protocol === 'preopen') {
     // The user's own server on that port (the sandbox shares the host's network): route to it, start nothing.
@@ -134,11 +134,4 @@ export async function shutdownApp(app: App, session: Session, appName: string): 
   const stopped = agent && kernel && agent.isAlive(kernel.id) ? await agent.stopApp(kernel.id, appName) : false;
   if (!route && !stopped) throw notFound('No such app service.', `No app named "${appName}" runs in this session.`);
   if (route) await app.db.deleteFrom('app_routes').where('id', '=', route.id).execute();
-}
-
-function isListening(app: App, host: string, port: number): Promise<boolean> {
-  return waitForPort(host, port, 1, () => true, appTunnel(app, host)).then(
-    () => true,
-    () => false,
-  );
 }

@@ -11,16 +11,14 @@ import { appTunnel } from '../apps/app-hosts';
 import type { AppRoute } from '../db/schema';
 import { watchSessionSocket } from '../culling/activity';
 import { Problem } from '../http/problem';
-import { waitForPort } from '../apps/ports';
+import { acceptsConnections } from '../apps/ports';
 
 /** Stop reading the app while this much is queued for the WebSocket. */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
 /** Answers a clean 502 before the upgrade when nothing listens on the route's port (a preopen port, a dead app). */
 export async function checkAppListening(app: App, route: AppRoute): Promise<AppRoute> {
-  try {
-    await waitForPort(route.host, route.host_port, 1, () => true, appTunnel(app, route.host));
-  } catch {
+  if (!(await acceptsConnections(route.host, route.host_port, appTunnel(app, route.host)))) {
     throw new Problem('bad-gateway', `The app ${route.app} is not running (nothing listens on its port).`, { app: route.app });
   }
   return route;
