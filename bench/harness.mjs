@@ -27,13 +27,13 @@ export function freePort() {
   });
 }
 
-/** Spawns `node args` and resolves once a stdout line matches `ready`. */
 /** Node flags a bench adds to Berth's own: BENCH_NODE_ARGS (space-separated, e.g. --trace-gc) and BENCH_CPU_PROF (a directory for --cpu-prof). */
 export function benchNodeArgs() {
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return process.env.BENCH_CPU_PROF ? [...extra, '--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : extra;
 }
 
+/** Spawns `node args` and resolves once a stdout line matches `ready`. */
 export function startProcess(args, env, ready = /ready/i) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {

@@ -118,6 +118,9 @@ export interface LaunchHooks {
   placed?(placement: Map<string, string>): Promise<void>;
 }
 
+/** Opens a connection to one of an app's ports on a host this machine cannot reach directly; resolves once connected. */
+export type AppConnector = (port: number) => Promise<Duplex>;
+
 export interface Agent {
   readonly id: string;
   /** Why limits are or are not enforced here (cgroup v2, v1, the workload manager, none). */
@@ -148,7 +151,7 @@ export interface Agent {
    * the engine): a function opening a connection to one of its ports, resolved once connected; null when `host` is
    * not one the backend tunnels to.
    */
-  appConnector?(host: string): ((port: number) => Promise<Duplex>) | null;
+  appConnector?(host: string): AppConnector | null;
   scratchDir(kernelId: string): string;
   logs(kernelId: string): Promise<string>;
   stats(kernelId: string): KernelStats;

@@ -13,7 +13,7 @@ import type { App } from '../app';
 import type { AppRoute } from '../db/schema';
 import { Problem } from '../http/problem';
 import { answerClientErrors } from '../http/client-error';
-import { problemHeaders, rawProblem } from '../http/raw-problem';
+import { rawProblem, sendProblem } from '../http/problem-answer';
 import { appProxySecret, consumeToken, cookieName, peekToken, signCookie, verifyCookie, COOKIE_TTL_S } from '../apps/tokens';
 import { RouteCache } from './route-cache';
 import { VerifiedCookies } from './verified-cookies';
@@ -54,16 +54,6 @@ function keepAppCookies(headers: RequestHeaders, cookies: Record<string, string>
 /** Every answer the proxy writes itself says so, as nginx's do. */
 const SERVER_HEADER = { Server: 'Berth' };
 
-function sendProblem(res: http.ServerResponse, problem: Problem): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify(problem.toJSON());
-  res.writeHead(problem.status, { ...problemHeaders(problem, body), ...SERVER_HEADER });
-  res.end(body);
-}
-
 function sendJson(res: http.ServerResponse, body: unknown, status = 200): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), Server: 'Berth', 'Cache-Control': 'no-store' });
@@ -93,7 +83,7 @@ export function createAppProxyServer(app: App): http.Server {
   const pass = (req: http.IncomingMessage, res: http.ServerResponse, target: { host: string; port: number }) =>
     forward(req, res, target, tunnels.for(target.host, agent), (err) => {
       app.log.info({ err: err.message }, 'app proxy: upstream failed');
-      sendProblem(res, new Problem('bad-gateway', 'The app is not answering.'));
+      sendProblem(res, new Problem('bad-gateway', 'The app is not answering.'), SERVER_HEADER);
     });
 
   const publicBase = (req: http.IncomingMessage) => `http://${req.headers.host ?? `${app.settings.host}:${app.settings.appPort}`}`;
@@ -258,7 +248,7 @@ export function createAppProxyServer(app: App): http.Server {
     handle(req, res).catch((err: unknown) => {
       const problem = err instanceof Problem ? err : new Problem('internal-server-error');
       if (!(err instanceof Problem)) app.log.error({ err }, 'app proxy failure');
-      sendProblem(res, problem);
+      sendProblem(res, problem, SERVER_HEADER);
     });
   });
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -8,6 +8,7 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import type { AppConnector } from '../agents/agent';
 import type { RouteCache } from './route-cache';
 
 const SWEEP_MS = 30_000;
@@ -30,7 +31,7 @@ export class TcpEndpoints {
     private readonly bindHost: string,
     private readonly log: Logger,
     /** How to reach a host out of direct reach (a container on a remote Docker engine); null: connect directly. */
-    private readonly tunnelFor: (host: string) => ((port: number) => Promise<Duplex>) | null = () => null,
+    private readonly tunnelFor: (host: string) => AppConnector | null = () => null,
   ) {
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
     this.sweeper.unref();

@@ -3,13 +3,13 @@
  * (a cluster node), and a live container's address its backend vouches for. A stored route is only ever written
  * with its kernel's address, but the proxy checks anyway, so no route can make it reach another host.
  */
-import type { Duplex } from 'node:stream';
 import type { App } from '../app';
+import type { AppConnector } from '../agents/agent';
 
 export const THIS_MACHINE = '127.0.0.1';
 
 /** How to reach an app on `host` that is not directly reachable (a container on a remote engine); null: connect directly. */
-export function appTunnel(app: App, host: string): ((port: number) => Promise<Duplex>) | null {
+export function appTunnel(app: App, host: string): AppConnector | null {
   if (host === THIS_MACHINE) return null;
   for (const agent of app.agents.values()) {
     const connector = agent.appConnector?.(host);

@@ -1,7 +1,7 @@
 /** Host ports for in-session apps and model servers: a free port from BERTH_APP_PORT_RANGE that no app or service route holds and nothing listens on. */
 import net from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { App } from '../app';
+import type { AppConnector } from '../agents/agent';
 import { Problem } from '../http/problem';
 
 function isFree(port: number): Promise<boolean> {
@@ -41,7 +41,7 @@ function connects(host: string, port: number): Promise<boolean> {
 }
 
 /** One attempt: whether something accepts connections on the port now (through `tunnel` if given). */
-export function acceptsConnections(host: string, port: number, tunnel: ((port: number) => Promise<Duplex>) | null = null): Promise<boolean> {
+export function acceptsConnections(host: string, port: number, tunnel: AppConnector | null = null): Promise<boolean> {
   return tunnel ? tunnel(port).then((s) => (s.destroy(), true), () => false) : connects(host, port);
 }
 
@@ -50,7 +50,7 @@ export function acceptsConnections(host: string, port: number, tunnel: ((port: n
  * opens the connection when the host is out of direct reach (../apps/app-hosts appTunnel). At least one attempt
  * is made, however short the timeout.
  */
-export async function waitForPort(host: string, port: number, timeoutMs: number, alive: () => boolean, tunnel: ((port: number) => Promise<Duplex>) | null = null): Promise<void> {
+export async function waitForPort(host: string, port: number, timeoutMs: number, alive: () => boolean, tunnel: AppConnector | null = null): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!alive()) throw new Error('the app exited before it listened');

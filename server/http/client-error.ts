@@ -6,9 +6,9 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Problem } from './problem';
-import { rawProblem } from './raw-problem';
+import { rawProblem } from './problem-answer';
 
-export function parserProblem(code: string | undefined): Problem {
+function parserProblem(code: string | undefined): Problem {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return new Problem('request-header-fields-too-large', 'The request line and headers together must stay under 16 KiB.');

@@ -10,7 +10,7 @@ import type { App } from '../app';
 import { trackWebSockets } from '../cluster/drain';
 import { admit, answerHeaders, toProblem } from './pipeline';
 import { Problem } from './problem';
-import { rawProblem } from './raw-problem';
+import { rawProblem } from './problem-answer';
 import type { RouteDef } from './route';
 import { Router } from './router';
 

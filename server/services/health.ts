@@ -8,7 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { App } from '../app';
-import type { Agent } from '../agents/agent';
+import type { Agent, AppConnector } from '../agents/agent';
 import type { RouteStatus } from '../db/schema';
 import type { HealthCheck } from './model-definition';
 import { MODEL_APP, failRoute } from './routes';
@@ -25,13 +25,12 @@ export interface ProbeResult {
 }
 
 /** Opens a connection to a port of an app host this machine cannot reach directly (Agent.appConnector). */
-export type Tunnel = (port: number) => Promise<Duplex>;
 
 /**
  * One probe of a model server: without a check, whether it takes a connection; with one, whether GET `check.path`
  * answers the expected status. `tunnel`: the way to the host when it is a container on a remote engine.
  */
-export function probe(host: string, port: number, check: HealthCheck | null, tunnel: Tunnel | null = null): Promise<ProbeResult> {
+export function probe(host: string, port: number, check: HealthCheck | null, tunnel: AppConnector | null = null): Promise<ProbeResult> {
   if (!check && tunnel) {
     const opening = tunnel(port);
     return withTimeout(opening, 5_000, 'timed out').then(

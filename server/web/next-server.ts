@@ -12,7 +12,7 @@ import next from 'next';
 import type { App } from '../app';
 import { Problem } from '../http/problem';
 import { answerClientErrors } from '../http/client-error';
-import { problemHeaders } from '../http/raw-problem';
+import { sendProblem } from '../http/problem-answer';
 import { CLIENT_IP_HEADER } from './headers';
 import { pathDecodes } from './relay-path';
 import { createStreamRelay, STREAM_PREFIX } from './stream-relay';
@@ -55,9 +55,7 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
   const server = http.createServer((req, res) => {
     req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? '';
     if (req.url?.startsWith('/api/') && !pathDecodes(req.url)) {
-      const problem = new Problem('invalid-api-params', 'The path holds a malformed percent-encoding.');
-      const body = JSON.stringify(problem.toJSON());
-      res.writeHead(problem.status, problemHeaders(problem, body)).end(body);
+      sendProblem(res, new Problem('invalid-api-params', 'The path holds a malformed percent-encoding.'));
       return;
     }
     handle(req, res).catch((err: unknown) => {

@@ -11,7 +11,7 @@ import { createProxyServer } from 'http-proxy-3';
 import type { App } from '../app';
 import { signRequest } from '../client/sign';
 import { Problem } from '../http/problem';
-import { rawProblem } from '../http/raw-problem';
+import { rawProblem } from '../http/problem-answer';
 import { RELAYED_HEADER } from '../http/relayed';
 import { isSameOrigin } from './same-origin';
 import { sessionKeys } from './session-keys';

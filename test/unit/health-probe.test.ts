@@ -6,7 +6,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probe, type Tunnel } from '../../server/services/health';
+import type { AppConnector } from '../../server/agents/agent';
+import { probe } from '../../server/services/health';
 
 let server: http.Server;
 let port: number;
@@ -16,7 +17,7 @@ const check = { path: '/health', expectedStatusCode: 200, maxWaitTime: 2, maxRet
 const opened: number[] = [];
 const sockets: net.Socket[] = [];
 /** Opens a real connection to the test server, whatever port the probe asks for (and remembers that port). */
-const tunnel: Tunnel = (asked) => {
+const tunnel: AppConnector = (asked) => {
   opened.push(asked);
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
@@ -63,7 +64,7 @@ describe('a health probe through a tunnel', () => {
   });
 
   it('reports a tunnel that cannot connect as not listening, with or without a check', async () => {
-    const refused: Tunnel = () => Promise.reject(new Error('the exec bridge ended before it connected'));
+    const refused: AppConnector = () => Promise.reject(new Error('the exec bridge ended before it connected'));
     expect(await probe(UNREACHABLE.host, UNREACHABLE.port, null, refused)).toEqual({ ok: false, detail: 'not listening: the exec bridge ended before it connected' });
     const result = await probe(UNREACHABLE.host, UNREACHABLE.port, check, refused);
     expect(result).toEqual({ ok: false, detail: 'GET /health failed: the exec bridge ended before it connected' });

@@ -10,7 +10,7 @@
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
-import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, KernelStats, LaunchHooks } from '../agent';
+import type { Agent, AppConnector, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, KernelStats, LaunchHooks } from '../agent';
 import { NO_STATS } from '../agent';
 import { RunnerAgent } from '../channel/runner-agent';
 import { kernelDir, kernelRunDir, prepareScratch } from '../sandbox/kernel-dir';
@@ -21,7 +21,6 @@ import type { DockerEngine } from './engine';
 import { demuxLogs, statsFrom } from './engine-data';
 import { commitImage } from './commit-image';
 import { closeReadyBridges, openBridge } from './exec-channel';
-import type { Duplex } from 'node:stream';
 
 export interface DockerAgentOptions {
   engine: DockerEngine;
@@ -109,7 +108,7 @@ export class DockerAgent extends RunnerAgent implements Agent {
   }
 
   /** On a remote engine the session network is out of reach: an app is reached by exec in its own container. */
-  appConnector(host: string): ((port: number) => Promise<Duplex>) | null {
+  appConnector(host: string): AppConnector | null {
     if (this.options.engine.local) return null;
     for (const record of this.kernels.values()) {
       const endpoint = record.endpoint;
