@@ -16,14 +16,19 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { AnyKysely } from './untyped';
+import { PreparedStatements } from './pglite-statements';
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly db: PGlite) {}
+  private readonly statements: PreparedStatements;
+
+  constructor(private readonly db: PGlite) {
+    this.statements = new PreparedStatements(db);
+  }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     // Parameterless SQL may hold several statements (migrations): the simple protocol runs them all.
     const result = query.parameters.length
-      ? await this.db.query<R>(query.sql, query.parameters as unknown[])
+      ? await this.statements.query<R>(query.sql, query.parameters)
       : ((await this.db.exec(query.sql)).at(-1) as unknown as { rows: R[]; affectedRows?: number });
     return {
       rows: result.rows,

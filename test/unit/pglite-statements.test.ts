@@ -1,0 +1,126 @@
+// The PGlite dialect's named prepared statements (server/db/pglite-statements.ts): the same answers as PGlite's
+// own `query`, one statement per SQL text, bounded, and correct across errors, rollbacks and DDL.
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PreparedStatements } from '../../server/db/pglite-statements';
+
+let db: PGlite;
+
+beforeAll(async () => {
+  db = new PGlite();
+  await db.waitReady;
+  await db.exec(`
+    create table things (id uuid primary key, n int8, at timestamptz, doc jsonb, ok boolean, tags text[], note text);
+    create table owners (thing_id uuid references things(id), name text);
+  `);
+}, 60_000);
+
+afterAll(() => db.close());
+
+beforeEach(async () => {
+  await db.exec('deallocate all; delete from owners; delete from things;');
+});
+
+const ID = '7d843ccd-0e17-4622-a389-926561582139';
+const AT = new Date('2026-11-27T12:00:00.000Z');
+
+async function preparedNames(): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>('select name from pg_prepared_statements order by name');
+  return rows.map((r) => r.name);
+}
+
+describe('PreparedStatements', () => {
+  it('answers what PGlite.query answers, for every kind of parameter and column', async () => {
+    const statements = new PreparedStatements(db);
+    const insert = 'insert into things (id, n, at, doc, ok, tags, note) values ($1, $2, $3, $4, $5, $6, $7)';
+    const inserted = await statements.query(insert, [ID, 2 ** 40, AT, { a: [1, 'two'] }, true, ['x', 'y,z'], null]);
+    expect(inserted.affectedRows).toBe(1);
+    await statements.query('insert into owners (thing_id, name) values ($1, $2)', [ID, 'ada']);
+    const select = 'select t.*, o.name from things t left join owners o on o.thing_id = t.id where t.id = $1 and t.tags && $2';
+    const mine = await statements.query(select, [ID, ['y,z']]);
+    const theirs = await db.query(select, [ID, ['y,z']]);
+    expect(mine.rows).toEqual(theirs.rows);
+    expect(mine.rows).toEqual([{ id: ID, n: 2 ** 40, at: AT, doc: { a: [1, 'two'] }, ok: true, tags: ['x', 'y,z'], note: null, name: 'ada' }]);
+    expect(mine.fields.map((f) => f.name)).toEqual(theirs.fields.map((f) => f.name));
+  });
+
+  it('prepares each SQL text once and runs it again by name', async () => {
+    const statements = new PreparedStatements(db);
+    for (let i = 0; i < 8; i++) await statements.query('select $1::int + 1 as next', [i]);
+    const { rows } = await statements.query<{ next: number }>('select $1::int + 1 as next', [41]);
+    expect(rows).toEqual([{ next: 42 }]);
+    expect(statements.size).toBe(1);
+    expect(await preparedNames()).toHaveLength(1);
+  });
+
+  it('keeps at most its capacity, closing the least recently used', async () => {
+    const statements = new PreparedStatements(db, 2);
+    await statements.query('select $1::int as a', [1]);
+    await statements.query('select $1::int as b', [2]);
+    await statements.query('select $1::int as a', [3]); // now b is the least recently used
+    await statements.query('select $1::int as c', [4]);
+    expect(statements.size).toBe(2);
+    await statements.query('select $1::int as a', [5]); // the round trip that closes b
+    expect(await preparedNames()).toHaveLength(2);
+    const again = await statements.query<{ b: number }>('select $1::int as b', [6]);
+    expect(again.rows).toEqual([{ b: 6 }]);
+  });
+
+  it('throws a statement that does not parse, with its code and query, keeps nothing, and serves on', async () => {
+    const statements = new PreparedStatements(db);
+    const error = await statements.query('selec $1', [1]).catch((err: unknown) => err);
+    expect(error).toMatchObject({ code: '42601', query: 'selec $1', params: [1] });
+    expect(statements.size).toBe(0);
+    expect(await preparedNames()).toEqual([]);
+    expect((await statements.query('select $1::text as x', ['ok'])).rows).toEqual([{ x: 'ok' }]);
+  });
+
+  it('keeps the statement when one run fails on its values', async () => {
+    const statements = new PreparedStatements(db);
+    const sql = 'select count(*)::int as n from things where id = $1';
+    const error = await statements.query(sql, ['not-a-uuid']).catch((err: unknown) => err);
+    expect(error).toMatchObject({ code: '22P02' });
+    expect((await statements.query(sql, [ID])).rows).toEqual([{ n: 0 }]);
+    expect(statements.size).toBe(1);
+  });
+
+  it('keeps a statement prepared in a transaction that rolled back', async () => {
+    const statements = new PreparedStatements(db);
+    const sql = 'select count(*)::int as n from things where n > $1';
+    await db.exec('begin');
+    await statements.query(sql, [0]);
+    await db.exec('rollback');
+    expect((await statements.query(sql, [0])).rows).toEqual([{ n: 0 }]);
+  });
+
+  it('prepares again a statement whose table changed shape, and answers the new columns', async () => {
+    const statements = new PreparedStatements(db);
+    await db.exec('create table shapes (id int primary key)');
+    try {
+      await db.query('insert into shapes values (1)');
+      const sql = 'select * from shapes where id = $1';
+      expect((await statements.query(sql, [1])).rows).toEqual([{ id: 1 }]);
+      await db.exec("alter table shapes add column label text default 'one'");
+      expect((await statements.query(sql, [1])).rows).toEqual([{ id: 1, label: 'one' }]);
+    } finally {
+      await db.exec('drop table shapes');
+    }
+  });
+
+  it('inside a transaction, fails the changed statement once and forgets it', async () => {
+    const statements = new PreparedStatements(db);
+    await db.exec('create table shapes (id int primary key)');
+    try {
+      const sql = 'select * from shapes where id = $1';
+      await statements.query(sql, [1]);
+      await db.exec('alter table shapes add column label text');
+      await db.exec('begin');
+      await expect(statements.query(sql, [1])).rejects.toThrow('cached plan must not change result type');
+      await db.exec('rollback');
+      expect(statements.size).toBe(0);
+      expect((await statements.query(sql, [1])).fields.map((f) => f.name)).toEqual(['id', 'label']);
+    } finally {
+      await db.exec('drop table shapes');
+    }
+  });
+});
