@@ -3,6 +3,8 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PreparedStatements } from '../../server/db/pglite-statements';
+import { embeddedDatabase, openDatabase } from '../../server/db/index';
+import { sql } from 'kysely';
 
 let db: PGlite;
 
@@ -123,4 +125,24 @@ describe('PreparedStatements', () => {
       await db.exec('drop table shapes');
     }
   });
+});
+
+describe('the embedded database', () => {
+  it("runs Kysely's queries with parameters on named statements, and parameterless SQL without one", async () => {
+    const opened = await openDatabase({});
+    try {
+      const lite = embeddedDatabase(opened.db)!;
+      await sql`create table notes (id int primary key, body text)`.execute(opened.db);
+      await opened.db.insertInto('notes' as never).values({ id: 1, body: 'kept\u0001as written' } as never).execute();
+      const rows = await opened.db.selectFrom('notes' as never).selectAll().where('id' as never, '=', 1 as never).execute();
+      expect(rows).toEqual([{ id: 1, body: 'kept\u0001as written' }]);
+      const { rows: statements } = await lite.query<{ statement: string }>('select statement from pg_prepared_statements order by statement');
+      const texts = statements.map((s) => s.statement);
+      expect(texts).toContain('insert into "notes" ("id", "body") values ($1, $2)');
+      expect(texts).toContain('select * from "notes" where "id" = $1');
+      expect(texts.filter((text) => text.includes('create table'))).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  }, 60_000);
 });
