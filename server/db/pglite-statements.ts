@@ -46,7 +46,9 @@ export class PreparedStatements {
     try {
       return await this.run<R>(sql, params);
     } catch (err) {
-      if ((err as Error).message !== RESULT_TYPE_CHANGED || this.db.isInTransaction()) throw withQuery(err, sql, params);
+      if ((err as Error).message !== RESULT_TYPE_CHANGED) throw withQuery(err, sql, params);
+      this.forget(sql);
+      if (this.db.isInTransaction()) throw withQuery(err, sql, params);
       return await this.run<R>(sql, params).catch((again) => {
         throw withQuery(again, sql, params);
       });
@@ -67,13 +69,7 @@ export class PreparedStatements {
       this.known.delete(sql);
       this.known.set(sql, statement);
       const values = params.map((value, i) => this.serialized(value, statement.types[i]));
-      let messages: BackendMessage[];
-      try {
-        messages = await this.roundTrip([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]);
-      } catch (err) {
-        if ((err as Error).message === RESULT_TYPE_CHANGED) this.forget(sql);
-        throw err;
-      }
+      const messages = await this.roundTrip([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]);
       return parse.parseResults(messages, this.db.parsers)[0] as Results<R>;
     });
   }
@@ -99,25 +95,15 @@ export class PreparedStatements {
   private roundTrip(messages: Uint8Array[]): Promise<BackendMessage[]> {
     const closes = this.closing.map((name) => serialize.close({ type: 'S', name }));
     this.closing = [];
-    return this.db.execProtocolStream(concat([...closes, ...messages, serialize.sync()]), { syncToFs: false });
+    return this.db.execProtocolStream(Buffer.concat([...closes, ...messages, serialize.sync()]), { syncToFs: false });
   }
 
   /** As PGlite's `query`: null stays null; otherwise the serializer of the parameter's type, else its text. */
-  private serialized(value: unknown, type: number | undefined): string | null {
+  private serialized(value: unknown, type: number): string | null {
     if (value === null || value === undefined) return null;
-    const serializer = type === undefined ? undefined : this.db.serializers[type];
+    const serializer = this.db.serializers[type];
     return serializer ? serializer(value) : String(value);
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /** PGlite's errors carry the query that failed; so do these. */
