@@ -5,3 +5,10 @@
 
 /** The browser's address as the listener saw it; always overwritten by the custom server, never taken from outside. */
 export const CLIENT_IP_HEADER = 'x-berth-client-ip';
+
+/**
+ * The manager path a dashboard API call is relayed to, as the browser spelled it: set by the custom server when it
+ * hands /api/manager/<path> to the relay's one static route (./relay-path routeToRelay), removed from every other
+ * request, so never taken from outside.
+ */
+export const RELAY_PATH_HEADER = 'x-berth-relay-path';

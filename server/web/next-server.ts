@@ -14,7 +14,7 @@ import { Problem } from '../http/problem';
 import { answerClientErrors } from '../http/client-error';
 import { sendProblem } from '../http/problem-answer';
 import { CLIENT_IP_HEADER } from './headers';
-import { pathDecodes } from './relay-path';
+import { pathDecodes, routeToRelay } from './relay-path';
 import { createStreamRelay, STREAM_PREFIX } from './stream-relay';
 
 /** Reads `<dataDir>/web-secret`, creating it (mode 0600) on first start. */
@@ -58,6 +58,7 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
       sendProblem(res, new Problem('invalid-api-params', 'The path holds a malformed percent-encoding.'));
       return;
     }
+    routeToRelay(req);
     handle(req, res).catch((err: unknown) => {
       app.log.error({ err }, 'dashboard request failed');
       if (!res.headersSent) res.writeHead(500).end();

@@ -166,7 +166,7 @@ describe('dashboard sign-in', () => {
     const ask = (value: string) => fetch(`${webUrl}/api/manager/v2`, { headers: { Cookie: `${SESSION_COOKIE}=${value}` } });
     const genuine = await ask(session.value);
     expect(genuine.status).toBe(200);
-    // The relay is a route handler (app/api/manager/[...path]/route.ts): Next adds next.config.js's security headers.
+    // The relay is a route handler (app/api/manager/route.ts): Next adds next.config.js's security headers.
     expect(genuine.headers.get('cache-control')).toBe('no-store');
     expect(genuine.headers.get('x-content-type-options')).toBe('nosniff');
     expect(genuine.headers.get('x-frame-options')).toBe('DENY');

@@ -152,6 +152,21 @@ describe('paths through the relay', () => {
     await expectNoKeys(answer);
   });
 
+  it('answers the bare prefix with 404 problem+json, whatever path header the browser sends', async () => {
+    for (const extra of [{}, { 'X-Berth-Relay-Path': '/admin/gql' }] as Record<string, string>[]) {
+      const answer = await send('POST', '/api/manager', { query: '{ keypair { secret_key } }' }, extra);
+      expect(answer.status).toBe(404);
+      expect(answer.type).toContain('application/problem+json');
+      await expectNoKeys(answer);
+    }
+  });
+
+  it('relays the path of the URL, never one the browser names in a header', async () => {
+    const answer = await send('GET', '/api/manager/v2', undefined, { 'X-Berth-Relay-Path': '/admin/gql' });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toHaveProperty('version');
+  });
+
   it('relays an encoded path parameter in its one spelling', async () => {
     await berth.app.db.deleteFrom('vfolders').where('name', '=', 'with space').execute();
     expect((await send('POST', '/api/manager/folders', { name: 'with space' })).status).toBe(200);

@@ -1,6 +1,8 @@
 /** The relay's one spelling of a path (server/web/relay-path.ts), the pipeline's control-character rule and relayed answers. */
 import { describe, expect, it } from 'vitest';
-import { canonicalRelayPath, pathDecodes } from '../../server/web/relay-path';
+import type { IncomingMessage } from 'node:http';
+import { canonicalRelayPath, pathDecodes, routeToRelay } from '../../server/web/relay-path';
+import { RELAY_PATH_HEADER } from '../../server/web/headers';
 import { refuseControlCharacters } from '../../server/http/control-characters';
 import { answerJson, SECRET_ENDING, SECRET_FIELDS } from '../../server/http/relayed';
 
@@ -24,6 +26,44 @@ describe('canonicalRelayPath', () => {
   it('tells a malformed escape in the path from one in the query', () => {
     expect(pathDecodes('/api/manager/v2?q=%zz')).toBe(true);
     expect(pathDecodes('/api/manager/%zz?q=1')).toBe(false);
+  });
+});
+
+describe('routeToRelay', () => {
+  function routed(url: string, headers: Record<string, string> = {}): { url: string | undefined; path: unknown } {
+    const req = { url, headers: { ...headers } } as unknown as IncomingMessage;
+    routeToRelay(req);
+    return { url: req.url, path: req.headers[RELAY_PATH_HEADER] };
+  }
+
+  it('hands /api/manager/<path>?<query> to the static route, the path aside, the query kept', () => {
+    expect(routed('/api/manager/folders/with%20space/files?path=a%2Fb&x=1')).toEqual({
+      url: '/api/manager?path=a%2Fb&x=1',
+      path: '/folders/with%20space/files',
+    });
+    expect(routed('/api/manager/v2')).toEqual({ url: '/api/manager', path: '/v2' });
+  });
+
+  it('leaves the percent-encoding for canonicalRelayPath to judge', () => {
+    expect(routed('/api/manager/admin/%67ql').path).toBe('/admin/%67ql');
+    expect(routed('/api/manager/admin%2Fgql').path).toBe('/admin%2Fgql');
+  });
+
+  it('resolves dot segments as the URL parser does, and leaves a path that leaves the prefix to Next', () => {
+    expect(routed('/api/manager/folders/../admin/gql').path).toBe('/admin/gql');
+    expect(routed('/api/manager/folders/%2e%2e/admin/gql').path).toBe('/admin/gql');
+    expect(routed('/api/manager/../healthz')).toEqual({ url: '/api/manager/../healthz', path: undefined });
+  });
+
+  it('never keeps the header from the browser', () => {
+    expect(routed('/api/healthz', { [RELAY_PATH_HEADER]: '/admin/gql' })).toEqual({ url: '/api/healthz', path: undefined });
+    expect(routed('/api/manager', { [RELAY_PATH_HEADER]: '/admin/gql' })).toEqual({ url: '/api/manager', path: undefined });
+    expect(routed('/api/manager/v2', { [RELAY_PATH_HEADER]: '/admin/gql' }).path).toBe('/v2');
+  });
+
+  it('leaves other paths, and prefixes that only start alike, untouched', () => {
+    expect(routed('/api/managerial/v2')).toEqual({ url: '/api/managerial/v2', path: undefined });
+    expect(routed('/sessions?x=1')).toEqual({ url: '/sessions?x=1', path: undefined });
   });
 });
 

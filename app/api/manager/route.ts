@@ -1,8 +1,9 @@
 /**
- * The backend-for-frontend relay: /api/manager/<path>?<query> → the manager's /<path>?<query>, signed with the
- * signed-in user's keys (read from the sealed session cookie, server-side: app/lib/auth.ts keysFromRequest, which
- * remembers unsealed cookies, server/web/session-keys.ts) by the one signing client, over the shared keep-alive
- * pool (app/lib/manager.ts). The manager's status, allow-listed headers and body come back as they are: a large
+ * The backend-for-frontend relay: /api/manager/<path>?<query> → the manager's /<path>?<query> (the custom server
+ * hands every such call to this one static route, the path put aside: server/web/relay-path.ts routeToRelay),
+ * signed with the signed-in user's keys (read from the sealed session cookie, server-side: app/lib/auth.ts
+ * keysFromRequest, which remembers unsealed cookies, server/web/session-keys.ts) by the one signing client, over the
+ * shared keep-alive pool (app/lib/manager.ts). The manager's status, allow-listed headers and body come back as they are: a large
  * body (or one of unknown length) streamed as it arrives rather than buffered, a small one handed over whole. The
  * browser's cookies and headers other than a short allow-list never reach the manager.
  *
@@ -27,7 +28,7 @@ import { managerClient, managerClientFor, problemResponse } from '@/app/lib/mana
 import { isSameOrigin } from '@/app/lib/origin';
 import { BerthClient, type Credentials } from '@/server/client/client';
 import { RELAYED_HEADER } from '@/server/http/relayed';
-import { CLIENT_IP_HEADER } from '@/server/web/headers';
+import { CLIENT_IP_HEADER, RELAY_PATH_HEADER } from '@/server/web/headers';
 import { canonicalRelayPath } from '@/server/web/relay-path';
 
 /** Never prerendered or cached: every answer is the signed-in user's own. */
@@ -35,8 +36,6 @@ export const dynamic = 'force-dynamic';
 /** node:http to the manager, and the keep-alive pool shared by every request. */
 export const runtime = 'nodejs';
 
-/** The raw path segments before the manager's path: '', 'api', 'manager' (however the browser spelled them). */
-const PREFIX_SEGMENTS = 3;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'x-method-override'];
 const RETURNED_RESPONSE_HEADERS = [
@@ -175,11 +174,13 @@ async function relay(req: NextRequest): Promise<Response> {
   const keys = await keysFromRequest(req);
   if (!keys) return problemResponse('auth-failed', 'Sign in to the dashboard first.');
 
-  // Next has parsed the URL already (nextUrl); the manager's path is what follows the prefix, in its one spelling.
-  const { pathname, search } = req.nextUrl;
-  const canonical = canonicalRelayPath('/' + pathname.split('/').slice(PREFIX_SEGMENTS).join('/'));
+  // The custom server put the manager's path aside (routeToRelay); it is relayed in its one spelling.
+  const rawPath = req.headers.get(RELAY_PATH_HEADER);
+  if (rawPath === null) return problemResponse('url-not-found', 'Name the manager API path after /api/manager/.');
+  const canonical = canonicalRelayPath(rawPath);
   if ('refused' in canonical) return problemResponse('invalid-api-params', canonical.refused);
   const { path } = canonical;
+  const { search } = req.nextUrl;
   // Set here, never taken from the browser: the manager leaves every secret out of its answer (server/http/relayed).
   const headers: Record<string, string> = { [RELAYED_HEADER]: '1' };
   for (const name of FORWARDED_REQUEST_HEADERS) {
