@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { RELAY_PATH_HEADER } from './headers';
 
 /** Where the browser calls the relay; the manager's path follows it. */
-export const RELAY_PREFIX = '/api/manager';
+const RELAY_PREFIX = '/api/manager';
 const DOT_SEGMENTS = new Set(['.', '..']);
 const STILL_ENCODED = /%[0-9a-fA-F]{2}/;
 const FORBIDDEN = /[/\\\u0000-\u001f\u007f]/;

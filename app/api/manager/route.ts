@@ -3,9 +3,9 @@
  * hands every such call to this one static route, the path put aside: server/web/relay-path.ts routeToRelay),
  * signed with the signed-in user's keys (read from the sealed session cookie, server-side: app/lib/auth.ts
  * keysFromRequest, which remembers unsealed cookies, server/web/session-keys.ts) by the one signing client, over the
- * shared keep-alive pool (app/lib/manager.ts). The manager's status, allow-listed headers and body come back as they are: a large
- * body (or one of unknown length) streamed as it arrives rather than buffered, a small one handed over whole. The
- * browser's cookies and headers other than a short allow-list never reach the manager.
+ * shared keep-alive pool (app/lib/manager.ts). The manager's status, allow-listed headers and body come back as
+ * they are: a large body (or one of unknown length) streamed as it arrives rather than buffered, a small one handed
+ * over whole. The browser's cookies and headers other than a short allow-list never reach the manager.
  *
  * Server-Sent Events (a GET that accepts text/event-stream, e.g. /events/session) are streamed on connections of
  * their own so long-lived streams never take the shared pool's sockets.
