@@ -7,8 +7,8 @@
 export const CLIENT_IP_HEADER = 'x-berth-client-ip';
 
 /**
- * The manager path a dashboard API call is relayed to, as the browser spelled it: set by the custom server when it
- * hands /api/manager/<path> to the relay's one static route (./relay-path routeToRelay), removed from every other
- * request, so never taken from outside.
+ * The manager path a dashboard API call is relayed to, still percent-encoded as the browser sent it (dot segments
+ * resolved by the URL parser): set by the custom server when it hands /api/manager/<path> to the relay's one static
+ * route (./relay-path routeToRelay), removed from every other request, so never taken from outside.
  */
 export const RELAY_PATH_HEADER = 'x-berth-relay-path';
