@@ -36,7 +36,13 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
   const runnerPath = path.join(app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py');
   // Every replica drives this machine's kernels (whichever replica launched them: adopted on first use), so any
   // replica on it can serve their streams; only the `agent` role registers and heartbeats the agent.
-  const agent = new LocalAgent({ id: localAgentId, dataDir: app.settings.dataDir, runnerPath, kernelUid: app.settings.kernelUid });
+  const agent = new LocalAgent({
+    id: localAgentId,
+    dataDir: app.settings.dataDir,
+    runnerPath,
+    kernelUid: app.settings.kernelUid,
+    onWarning: (message, err) => app.log.warn({ err }, message),
+  });
   app.agents.set(agent.id, agent);
   app.log.info({ agent: agent.id, limits: agent.limitsReport }, 'local agent ready');
   const onExit = (exit: KernelExit) => {

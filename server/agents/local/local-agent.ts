@@ -9,6 +9,7 @@ import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, LaunchH
 import { RunnerAgent } from '../channel/runner-agent';
 import { kernelDir, kernelRunDir, prepareScratch, readTail, writeEtcFiles } from '../sandbox/kernel-dir';
 import { sandboxArgv } from '../sandbox/sandbox';
+import { RunnerBytecode } from '../sandbox/runner-bytecode';
 import { detectCgroups, KernelCgroup } from './cgroups';
 import { isRunning, killTree } from './process-tree';
 import { Spawner } from './spawner';
@@ -23,6 +24,8 @@ export interface LocalAgentOptions {
   /** The unprivileged uid kernels run as when Berth is root. */
   kernelUid: number;
   startTimeoutMs?: number;
+  /** Told when compiling the runner fails (sandboxes then run its source). */
+  onWarning?: (message: string, err: Error) => void;
 }
 
 interface KernelRecord {
@@ -44,6 +47,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
   private readonly uid: number | null;
   private readonly watch: NodeJS.Timeout;
   private readonly spawner: Spawner;
+  readonly runnerBytecode: RunnerBytecode;
 
   constructor(private readonly options: LocalAgentOptions) {
     super();
@@ -51,6 +55,9 @@ export class LocalAgent extends RunnerAgent implements Agent {
     this.uid = process.getuid?.() === 0 ? options.kernelUid : null;
     this.limitsReport = detectCgroups().reason;
     this.spawner = new Spawner(path.join(path.dirname(options.runnerPath), '../local/spawner.py'));
+    this.runnerBytecode = new RunnerBytecode(options.runnerPath, path.join(options.dataDir, 'runner'), (err) =>
+      options.onWarning?.('compiling the kernel runner failed; sandboxes run its source', err),
+    );
     // Adopted kernels have no child handle: notice their exit by polling.
     this.watch = setInterval(() => this.pollAdopted(), 2_000);
     this.watch.unref();
@@ -98,6 +105,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
       scratchDir: dir.scratch,
       runDir,
       runnerPath: this.options.runnerPath,
+      runnerBytecode: this.runnerBytecode.path(),
       etcFiles,
       cgroupProcs,
     });

@@ -11,6 +11,8 @@ import { XTERM_IN_SANDBOX, xtermFiles } from './xterm';
 import { kernelEnviron } from './kernel-env';
 
 export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
+/** The runner compiled for the host's interpreter (./runner-bytecode), when the backend has it. */
+export const RUNNER_BYTECODE_IN_SANDBOX = '/opt/berth/kernel_runner.pyc';
 /** The `ttyd` app (../../apps/session-apps), next to the runner on the host. */
 export const WEB_TERMINAL_IN_SANDBOX = '/opt/berth/web_terminal.py';
 /** The dashboard's xterm.js for the ttyd page (none when the package is not installed). */
@@ -33,6 +35,8 @@ export interface SandboxHost {
   scratchDir: string;
   runDir: string;
   runnerPath: string;
+  /** The runner compiled for this host's /usr/bin/python3 (./runner-bytecode), run instead of the source if given. */
+  runnerBytecode?: string | null;
   /** Generated files bound read-only over the host's (/etc/hosts with the cluster peers, /etc/passwd with `work`). */
   etcFiles: { hostPath: string; sandboxPath: string }[];
   /** cgroup.procs files the launcher writes its pid into before exec. */
@@ -74,6 +78,7 @@ export function sandboxArgv(kernel: SandboxedKernel, host: SandboxHost): { file:
     '--bind', cmd.scratchDir, '/home/work',
     '--bind', cmd.runDir, RUN_DIR_IN_SANDBOX,
     '--ro-bind', cmd.runnerPath, RUNNER_IN_SANDBOX,
+    ...(cmd.runnerBytecode ? ['--ro-bind', cmd.runnerBytecode, RUNNER_BYTECODE_IN_SANDBOX] : []),
     '--ro-bind', path.join(path.dirname(cmd.runnerPath), 'web_terminal.py'), WEB_TERMINAL_IN_SANDBOX,
     ...xtermBinds(),
     ...cmd.mounts.flatMap((m) => [m.readOnly ? '--ro-bind' : '--bind', m.hostPath, m.kernelPath]),
@@ -83,7 +88,7 @@ export function sandboxArgv(kernel: SandboxedKernel, host: SandboxHost): { file:
     ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
     ...dropPrivileges,
     // -S: site-packages are loaded by the runner after it says ready, off every launch's critical path.
-    '/usr/bin/python3', '-S', RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
+    '/usr/bin/python3', '-S', cmd.runnerBytecode ? RUNNER_BYTECODE_IN_SANDBOX : RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
   ];
   // $1 = how many cgroup.procs files follow; the launcher joins each, then becomes the sandbox.
   const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done; exec "$@"';
