@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunnerBytecode } from '../../server/agents/sandbox/runner-bytecode';
-import { RUNNER_BYTECODE_IN_SANDBOX, RUNNER_IN_SANDBOX, sandboxArgv } from '../../server/agents/sandbox/sandbox';
+import { RUNNER_BYTECODE_IN_SANDBOX, RUNNER_IN_SANDBOX, sandboxArgv, type SandboxedKernel } from '../../server/agents/sandbox/sandbox';
 
 const RUNNER = path.resolve(__dirname, '../../server/agents/sandbox/kernel_runner.py');
 let dir: string;
@@ -29,11 +29,11 @@ describe('the compiled kernel runner', () => {
     // The runner, started from the bytecode with no source beside it, listens and says ready on fd 3.
     const home = mkdtempSync(path.join(dir, 'home-'));
     const child = spawn('/usr/bin/python3', ['-S', compiled!, path.join(home, 'kernel.sock'), 'python'], {
-      env: { HOME: home, PATH: '/usr/bin:/bin' },
+      env: { ...process.env, HOME: home },
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += String(chunk)));
     try {
       const ready = await new Promise<string>((resolve, reject) => {
         (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk) => resolve(String(chunk)));
@@ -56,7 +56,7 @@ describe('the compiled kernel runner', () => {
 });
 
 describe('the sandbox command', () => {
-  const kernel = { runtime: 'python', hostname: 'main1', environ: {}, mounts: [] };
+  const kernel: SandboxedKernel = { runtime: 'python', hostname: 'main1', environ: {}, mounts: [] };
   const host = { uid: null, scratchDir: '/data/k/work', runDir: '/tmp/berth-run/k', runnerPath: RUNNER, etcFiles: [], cgroupProcs: [] };
 
   it('binds the bytecode beside the source and runs it when the backend has it', () => {
