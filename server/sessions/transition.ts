@@ -84,7 +84,12 @@ export async function transitionKernel(app: App, kernelId: string, to: string, o
 }
 
 export async function publishKernelEvent(app: App, kernel: Kernel, name: string, reason: string, exitCode: number | null): Promise<void> {
-  const session = await app.db.selectFrom('sessions').selectAll().where('id', '=', kernel.session_id).executeTakeFirst();
+  // Only what the event carries: a whole session row is ~25 wide columns to decode, on every launch's path.
+  const session = await app.db
+    .selectFrom('sessions')
+    .select(['id', 'name', 'access_key', 'domain_name', 'group_id'])
+    .where('id', '=', kernel.session_id)
+    .executeTakeFirst();
   if (!session) return;
   const exit = ['kernel_terminating', 'kernel_terminated'].includes(name) ? exitCode : null;
   app.events.publishSession(sessionScoped(session, name, reason, exit, { kernelId: kernel.id, clusterRole: kernel.cluster_role, clusterIdx: kernel.cluster_idx }));
