@@ -47,7 +47,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
   private readonly uid: number | null;
   private readonly watch: NodeJS.Timeout;
   private readonly spawner: Spawner;
-  readonly runnerBytecode: RunnerBytecode;
+  private readonly runnerBytecode: RunnerBytecode;
 
   constructor(private readonly options: LocalAgentOptions) {
     super();
