@@ -1,18 +1,19 @@
 /**
- * The kernel runner compiled once for this host's /usr/bin/python3, so a sandbox on this host runs the bytecode
- * instead of compiling kernel_runner.py again on every start (a script, unlike a module, is never cached by
- * Python): 4–10 ms of each session's start, before the runner can say ready.
+ * The kernel runner compiled once for the sandbox's interpreter (the host's /usr/bin/python3), so a sandbox on
+ * this host runs the bytecode instead of compiling kernel_runner.py again on every start (a script, unlike a
+ * module, is never cached by Python): 4–10 ms of each session's start, before the runner can say ready.
  *
  * Only for sandboxes that run this host's own /usr (the local backend): bytecode is tied to the interpreter's
  * version, and a cluster node or a container image may have another. Compiled on first use, in a short-lived
  * child; until it is done (or if it fails) sandboxes run the source, as before.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { RUNNER_IN_SANDBOX } from './sandbox';
+import { promisify } from 'node:util';
+import { RUNNER_IN_SANDBOX, SANDBOX_PYTHON } from './sandbox';
 
-const PYTHON = '/usr/bin/python3';
+const execFileAsync = promisify(execFile);
 // dfile: tracebacks through the runner name the source's path in the sandbox, which is bound there too.
 const COMPILE = 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[3], doraise=True)';
 
@@ -40,22 +41,15 @@ export class RunnerBytecode {
     return this.compiled;
   }
 
-  private compile(): Promise<void> {
+  private async compile(): Promise<void> {
     const target = path.join(this.outDir, 'kernel_runner.pyc');
-    return new Promise((resolve) => {
-      try {
-        mkdirSync(this.outDir, { recursive: true });
-      } catch (err) {
-        this.onError(err as Error);
-        resolve();
-        return;
-      }
+    try {
+      await mkdir(this.outDir, { recursive: true });
       // py_compile writes to a temporary file and renames it: a replica compiling beside this one is harmless.
-      execFile(PYTHON, ['-S', '-c', COMPILE, this.runnerPath, target, RUNNER_IN_SANDBOX], { timeout: 30_000 }, (err) => {
-        if (err) this.onError(err);
-        else this.compiled = target;
-        resolve();
-      });
-    });
+      await execFileAsync(SANDBOX_PYTHON, ['-S', '-c', COMPILE, this.runnerPath, target, RUNNER_IN_SANDBOX], { timeout: 30_000 });
+      this.compiled = target;
+    } catch (err) {
+      this.onError(err as Error);
+    }
   }
 }

@@ -10,6 +10,8 @@ import type { KernelSpec } from '../agent';
 import { XTERM_IN_SANDBOX, xtermFiles } from './xterm';
 import { kernelEnviron } from './kernel-env';
 
+/** The interpreter the runner runs on: the host's, seen through the sandbox's read-only /usr. */
+export const SANDBOX_PYTHON = '/usr/bin/python3';
 export const RUNNER_IN_SANDBOX = '/opt/berth/kernel_runner.py';
 /** The runner compiled for the host's interpreter (./runner-bytecode), when the backend has it. */
 export const RUNNER_BYTECODE_IN_SANDBOX = '/opt/berth/kernel_runner.pyc';
@@ -88,7 +90,7 @@ export function sandboxArgv(kernel: SandboxedKernel, host: SandboxHost): { file:
     ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
     ...dropPrivileges,
     // -S: site-packages are loaded by the runner after it says ready, off every launch's critical path.
-    '/usr/bin/python3', '-S', cmd.runnerBytecode ? RUNNER_BYTECODE_IN_SANDBOX : RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
+    SANDBOX_PYTHON, '-S', cmd.runnerBytecode ? RUNNER_BYTECODE_IN_SANDBOX : RUNNER_IN_SANDBOX, SOCKET_IN_SANDBOX, cmd.runtime,
   ];
   // $1 = how many cgroup.procs files follow; the launcher joins each, then becomes the sandbox.
   const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done; exec "$@"';
