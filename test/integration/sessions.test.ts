@@ -1,5 +1,7 @@
 /** Compute sessions end to end on real sandboxes: create, execute, batch, destroy, isolation, bad input. */
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KernelCgroup } from '../../server/agents/local/cgroups';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { openEventStream } from '../helpers/sse';
 
@@ -202,9 +204,12 @@ describe('sandbox isolation', () => {
     await bob.client.call('DELETE', `/session/${b}`);
   });
 
-  it('is killed when it exceeds its memory limit, and the manager records why', async () => {
+  it('is killed when it exceeds its memory limit, and the manager records why and removes its cgroups', async () => {
     const name = uniqueName('oom');
-    await create(alice, { name, config: { resources: { mem: '256m' } } });
+    const { sessionId } = (await create(alice, { name, config: { resources: { mem: '256m' } } })).json();
+    const kernel = await t.app.db.selectFrom('kernels').select('id').where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+    const groups = new KernelCgroup(kernel.id).directories();
+    expect(groups.every((dir) => existsSync(dir))).toBe(true);
     // Polled with `continue` as a client does: on a loaded machine the kill may come after the first answer.
     const res = await run(alice, name, 'blob = bytearray(900 * 1024 * 1024)\nprint("survived")');
     expect(res.status).toBe('finished');
@@ -213,6 +218,8 @@ describe('sandbox isolation', () => {
     const info = await alice.client.call('GET', `/session/${name}`);
     expect(info.statusInfo).toBe('self-terminated');
     expect(info.statusData.error).toMatchObject({ oomKilled: true });
+    // Its tasks leave the groups a moment after the kill; the groups must not stay behind empty.
+    await waitFor(async () => groups.every((dir) => !existsSync(dir)), 10_000);
   });
 });
 

@@ -1,14 +1,15 @@
 /** Sessions outlive the manager: after SIGKILL and a restart the same interpreter, terminal and app answer. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BerthClient } from '../../server/client/client';
 import { createTestDatabase } from '../helpers/berth';
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
 import { b64, connectStream, unb64 } from '../helpers/ws';
+import { KernelCgroup } from '../../server/agents/local/cgroups';
 import { killTree } from '../../server/agents/local/process-tree';
-import { get } from '../helpers/poll';
+import { get, waitFor } from '../helpers/poll';
 
 let dataDir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
@@ -41,8 +42,11 @@ describe('a manager killed with SIGKILL', () => {
     const creds = JSON.parse(readFileSync(path.join(dataDir, 'admin-credentials.json'), 'utf8'));
     let admin = new BerthClient({ endpoint, accessKey: creds.accessKey, secretKey: creds.secretKey });
     const kept = await admin.call('POST', '/session', { body: { name: 'keeps-going', image: 'python' } });
-    await admin.call('POST', '/session', { body: { name: 'dies-meanwhile', image: 'shell' } });
+    const doomed = await admin.call('POST', '/session', { body: { name: 'dies-meanwhile', image: 'shell' } });
     const doomedPid = Number((await admin.call('GET', '/session/dies-meanwhile')).containerId);
+    const doomedKernels = await admin.call('POST', '/admin/gql', { body: { query: `{ compute_session(id: "${doomed.sessionId}") { containers { id } } }` } });
+    const doomedGroups = new KernelCgroup(doomedKernels.data.compute_session.containers[0].id).directories();
+    expect(doomedGroups.every((dir) => existsSync(dir))).toBe(true);
     await admin.call('POST', '/session/keeps-going', { body: { mode: 'query', runId: null, code: 'remembered = "still here"' } });
     const started = await admin.call('POST', '/session/keeps-going/start-service', { body: { app: 'jupyter' } });
     const added = JSON.parse((await get(`${started.wsproxy_addr}/v2/proxy/${started.token}/${kept.sessionId}/add?app=jupyter`)).body);
@@ -70,6 +74,8 @@ describe('a manager killed with SIGKILL', () => {
 
     const gone = await admin.call('GET', '/session/dies-meanwhile');
     expect(gone).toMatchObject({ status: 'TERMINATED', statusInfo: 'container-not-found' });
+    // Its cgroups went with it, though no manager saw it die.
+    await waitFor(async () => doomedGroups.every((dir) => !existsSync(dir)), 10_000);
     expect((await admin.call('GET', '/session/keeps-going')).status).toBe('RUNNING');
     admin.close();
   }, 180_000);

@@ -72,7 +72,8 @@ export class KernelCgroup {
     this.mode = detectCgroups().mode;
   }
 
-  private dirs(): string[] {
+  /** The kernel's group directories: one under each v1 controller, or the one v2 group. */
+  directories(): string[] {
     if (this.mode === 'v2') return [path.join(ROOT, 'berth', this.kernelId)];
     if (this.mode === 'v1') return V1_CONTROLLERS.map((c) => path.join(ROOT, c, 'berth', this.kernelId)).filter((d) => existsSync(path.dirname(d)) || this.ensureParent(d));
     return [];
@@ -89,13 +90,14 @@ export class KernelCgroup {
 
   /** Creates the groups and writes the limits; returns the cgroup.procs files the launcher joins. */
   create(limits: KernelLimits): string[] {
+    cancelRemoval(this.kernelId);
     const procs: string[] = [];
-    for (const dir of this.dirs()) {
+    for (const dir of this.directories()) {
       mkdirSync(dir, { recursive: true });
       procs.push(path.join(dir, 'cgroup.procs'));
     }
     if (this.mode === 'v2') {
-      const dir = this.dirs()[0];
+      const dir = this.directories()[0];
       if (limits.memoryBytes) {
         tryWrite(path.join(dir, 'memory.max'), String(limits.memoryBytes));
         tryWrite(path.join(dir, 'memory.swap.max'), '0');
@@ -120,7 +122,7 @@ export class KernelCgroup {
   /** Every process id in the kernel's groups. */
   pids(): number[] {
     const found = new Set<number>();
-    for (const dir of this.dirs()) {
+    for (const dir of this.directories()) {
       for (const line of (read(path.join(dir, 'cgroup.procs')) ?? '').split('\n')) if (line) found.add(Number(line));
     }
     return [...found];
@@ -167,15 +169,38 @@ export class KernelCgroup {
     return { memoryBytes: null, memoryPeakBytes: null, cpuUsedMs: null, pids: null, ioReadBytes: null, ioWriteBytes: null };
   }
 
-  /** Removes the (empty) groups. */
+  /**
+   * Removes the groups. A killed kernel's last tasks leave their groups a moment after the kill (an OOM-killed one
+   * while it frees its memory), and rmdir answers EBUSY until then, so a busy group is tried again for a while,
+   * unless the kernel (a restart keeps its id) creates its groups again meanwhile.
+   */
   remove(): void {
-    for (const dir of this.dirs()) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        /* still has processes or already gone */
-      }
+    cancelRemoval(this.kernelId);
+    removeWhenEmpty(this.kernelId, this.directories(), REMOVE_ATTEMPTS);
+  }
+}
+
+const REMOVE_ATTEMPTS = 100;
+const REMOVE_RETRY_MS = 50;
+const pendingRemovals = new Map<string, NodeJS.Timeout>();
+
+function cancelRemoval(kernelId: string): void {
+  clearTimeout(pendingRemovals.get(kernelId));
+  pendingRemovals.delete(kernelId);
+}
+
+function removeWhenEmpty(kernelId: string, dirs: string[], attemptsLeft: number): void {
+  pendingRemovals.delete(kernelId);
+  const busy = dirs.filter((dir) => {
+    try {
+      rmdirSync(dir);
+      return false;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EBUSY'; // ENOENT: already gone
     }
+  });
+  if (busy.length && attemptsLeft > 1) {
+    pendingRemovals.set(kernelId, setTimeout(() => removeWhenEmpty(kernelId, busy, attemptsLeft - 1), REMOVE_RETRY_MS).unref());
   }
 }
 

@@ -157,6 +157,9 @@ export class LocalAgent extends RunnerAgent implements Agent {
       record.exited = true;
       record.cgroup.remove();
       this.kernels.delete(kernelId);
+    } else {
+      // Its sandbox ended while no manager watched it (before a restart): its groups are still there.
+      new KernelCgroup(kernelId).remove();
     }
     rmSync(kernelRunDir(kernelId), { recursive: true, force: true });
     if (!options.keepScratch) rmSync(this.scratchDir(kernelId), { recursive: true, force: true });
