@@ -24,7 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { benchNodeArgs, freePort, loadClient, loadGenerator, measure, startProcess, serverCommand } from './harness.mjs';
+import { benchNodeArgs, freePort, loadClient, loadGenerator, measure, startServer } from './harness.mjs';
 import { ensurePackages } from '../scripts/system-deps.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
@@ -386,10 +386,10 @@ await buildServer();
 const managerPort = await freePort();
 const appPort = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess(serverCommand(root, ...benchNodeArgs()), {
+const berth = await startServer(root, {
   BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(managerPort), BERTH_APP_PORT: String(appPort), BERTH_DATA_DIR: dataDir,
   BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
-}, /Berth ready/);
+}, /Berth ready/, benchNodeArgs());
 const managerPid = berth.child.pid;
 const host = `127.0.0.1:${managerPort}`;
 const client = new BerthClient({ endpoint: `http://${host}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });

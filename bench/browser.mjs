@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { freePort, serverCommand } from './harness.mjs';
+import { freePort, serverCommand, serverEnv } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM_PATH = process.env.BERTH_CHROMIUM || '/usr/bin/chromium';
@@ -28,7 +28,7 @@ export async function startBerth({ roles = 'manager,web', dataDir, env = {}, adm
     cwd: root,
     detached: true,
     env: {
-      ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXTAUTH_URL: '', BERTH_ROLES: roles, BERTH_DATA_DIR: dir,
+      ...process.env, ...serverEnv, NEXT_TELEMETRY_DISABLED: '1', NEXTAUTH_URL: '', BERTH_ROLES: roles, BERTH_DATA_DIR: dir,
       BERTH_MANAGER_PORT: String(managerPort), BERTH_WEB_PORT: String(webPort), BERTH_ADMIN_PASSWORD: admin.password,
       BERTH_ADMIN_ACCESS_KEY: admin.accessKey, BERTH_ADMIN_SECRET_KEY: admin.secretKey, BERTH_LOG_LEVEL: 'warn', ...env,
     },

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import WebSocket from 'ws';
-import { freePort, loadClient, startProcess, serverCommand } from './harness.mjs';
+import { freePort, loadClient, startServer } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 import { startDockerEngine } from '../scripts/docker-engine.mjs';
 
@@ -118,7 +118,7 @@ async function withBerth(env, run) {
   const endpoint = `http://127.0.0.1:${port}`;
   let berth = null;
   try {
-    berth = await startProcess(serverCommand(root), {
+    berth = await startServer(root, {
       BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY,
       BERTH_LOG_LEVEL: 'warn', ...env,
     }, /Berth ready/);

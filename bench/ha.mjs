@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freePort, loadClient, loadGenerator, measure, printTable, startProcess, serverCommand } from './harness.mjs';
+import { freePort, loadClient, loadGenerator, measure, printTable, startServer } from './harness.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
@@ -31,7 +31,7 @@ const replicas = [];
 
 async function startReplica() {
   const port = await freePort();
-  const proc = await startProcess(serverCommand(root), {
+  const proc = await startServer(root, {
     BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_DATABASE_URL: database.url,
     BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
   }, /Berth ready/);

@@ -7,8 +7,9 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-/** Berth's process is started as `npm start` starts it (scripts/node-flags.mjs). */
-export { serverCommand } from '../scripts/node-flags.mjs';
+import { SERVER_ENV, serverCommand } from '../scripts/node-flags.mjs';
+/** Berth's process is started as `npm start` starts it (scripts/node-flags.mjs): these arguments, this environment. */
+export { serverCommand, SERVER_ENV as serverEnv };
 
 /** The signing client, bundled once into dist/ so plain Node can import it. */
 export async function loadClient(root) {
@@ -31,6 +32,11 @@ export function freePort() {
 export function benchNodeArgs() {
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return process.env.BENCH_CPU_PROF ? [...extra, '--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : extra;
+}
+
+/** Starts Berth's process as `npm start` does: its flags, then `nodeArgs`, and its environment (`env` laid over it). */
+export function startServer(root, env, ready, nodeArgs = []) {
+  return startProcess(serverCommand(root, ...nodeArgs), { ...SERVER_ENV, ...env }, ready);
 }
 
 /** Spawns `node args` and resolves once a stdout line matches `ready`. */

@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { freePort, loadClient, send, startProcess, serverCommand } from './harness.mjs';
+import { freePort, loadClient, send, startProcess, startServer } from './harness.mjs';
 import { buildDashboard, buildServer, dashboardStale } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -121,7 +121,7 @@ let berth;
 const rows = [];
 try {
   const [managerPort, webPort, appPort] = [await freePort(), await freePort(), await freePort()];
-  berth = await startProcess(serverCommand(root), {
+  berth = await startServer(root, {
     BERTH_MANAGER_PORT: String(managerPort), BERTH_WEB_PORT: String(webPort), BERTH_APP_PORT: String(appPort), BERTH_DATA_DIR: dataDir,
     BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_ADMIN_PASSWORD: PASSWORD, BERTH_LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1',
   }, /Berth ready/);

@@ -7,7 +7,7 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { freePort, loadClient, loadGenerator, measure, printTable, startProcess, serverCommand } from './harness.mjs';
+import { freePort, loadClient, loadGenerator, measure, printTable, startServer } from './harness.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
@@ -20,7 +20,7 @@ const SECRET_KEY = 'benchSecretKey00000000000000000000000000';
 async function startManager(env) {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-  const proc = await startProcess(serverCommand(root), {
+  const proc = await startServer(root, {
     BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir,
     BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn', ...env,
   }, /Berth ready/);

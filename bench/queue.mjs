@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, loadClient, startProcess, serverCommand } from './harness.mjs';
+import { freePort, loadClient, startServer } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
 
@@ -134,10 +134,10 @@ await buildServer();
 const pg = DB === 'postgres' ? await startPostgres() : null;
 const port = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess(serverCommand(root, ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [])), {
+const berth = await startServer(root, {
   BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
   ...(pg ? { BERTH_DATABASE_URL: pg.url } : {}),
-}, /Berth ready/);
+}, /Berth ready/, process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []);
 const client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
 try {
   // 20,000+ requests in minutes: lift the bench keypair's rate limit (10,000 per 15 min by default).

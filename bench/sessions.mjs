@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { benchNodeArgs, freePort, loadClient, startProcess, serverCommand } from './harness.mjs';
+import { benchNodeArgs, freePort, loadClient, startServer } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,9 +101,9 @@ async function schedulerPass() {
 await buildServer();
 const port = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-bench-'));
-const berth = await startProcess(serverCommand(root, ...benchNodeArgs()), {
+const berth = await startServer(root, {
   BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
-}, /Berth ready/);
+}, /Berth ready/, benchNodeArgs());
 const client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
 try {
   const bare = bareBwrap(['true']);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { freePort, loadClient, startProcess, serverCommand } from './harness.mjs';
+import { freePort, loadClient, startServer } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 import { startSlurmCluster } from '../scripts/slurm-cluster.mjs';
 
@@ -108,7 +108,7 @@ const endpoint = `http://127.0.0.1:${port}`;
 let berth = null;
 try {
   const sbatch = await sbatchToRunning(slurmEnv);
-  berth = await startProcess(serverCommand(root), {
+  berth = await startServer(root, {
     BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY,
     BERTH_LOG_LEVEL: 'warn', BERTH_SLURM_CONF: cluster.conf,
   }, /Berth ready/);

@@ -8,7 +8,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { freePort, startProcess, serverCommand } from './harness.mjs';
+import { freePort, startProcess, startServer } from './harness.mjs';
 import { buildServer } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,7 +46,7 @@ try {
   await buildServer();
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  berth = await startProcess(serverCommand(root), {
+  berth = await startServer(root, {
     BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn',
   });
   const cliEnv = { BERTH_ENDPOINT: endpoint, BERTH_ACCESS_KEY: ACCESS_KEY, BERTH_SECRET_KEY: SECRET_KEY, BERTH_KEY_DIR: keyDir };

@@ -14,7 +14,7 @@ import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFile
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchNodeArgs, freePort, loadClient, send, startProcess, serverCommand } from './harness.mjs';
+import { benchNodeArgs, freePort, loadClient, send, startProcess, startServer } from './harness.mjs';
 import { buildDashboard, buildServer, dashboardStale } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -122,10 +122,10 @@ try {
   const expected = sourceHash.digest('hex');
 
   const [port, webPort, appPort] = [await freePort(), await freePort(), await freePort()];
-  berth = await startProcess(serverCommand(root, ...benchNodeArgs()), {
+  berth = await startServer(root, {
     ...(ROLES ? { BERTH_ROLES: ROLES } : {}), BERTH_MANAGER_PORT: String(port), BERTH_WEB_PORT: String(webPort), BERTH_APP_PORT: String(appPort),
     BERTH_DATA_DIR: dataDir, BERTH_ADMIN_ACCESS_KEY: ACCESS_KEY, BERTH_ADMIN_SECRET_KEY: SECRET_KEY, BERTH_LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1',
-  }, /Berth ready/);
+  }, /Berth ready/, benchNodeArgs());
   const barePort = await freePort();
   bare = await startProcess(['--input-type=module', '-e', BASELINE], { PORT: String(barePort) });
   client = new BerthClient({ endpoint: `http://127.0.0.1:${port}`, accessKey: ACCESS_KEY, secretKey: SECRET_KEY });
