@@ -79,12 +79,7 @@ async function startKernels(app: App, session: Session, kernels: Kernel[]): Prom
 }
 
 async function recordStartedKernel(app: App, info: KernelInfo): Promise<void> {
-  await app.db
-    .updateTable('kernels')
-    .set({ container_id: info.containerId, channel: json(info.endpoint) })
-    .where('id', '=', info.kernelId)
-    .execute();
-  await transitionKernel(app, info.kernelId, 'RUNNING');
+  await transitionKernel(app, info.kernelId, 'RUNNING', { started: { containerId: info.containerId, channel: json(info.endpoint) } });
 }
 
 async function failLaunch(app: App, sessionId: string, err: unknown): Promise<void> {

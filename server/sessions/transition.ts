@@ -68,11 +68,20 @@ export async function transitionSession(app: App, sessionId: string, to: string,
   return updated;
 }
 
+export interface KernelTransitionOptions extends TransitionOptions {
+  /** Where a started kernel runs, written in the same update as its RUNNING. */
+  started?: { containerId: string; channel: string };
+}
+
 /** Moves a kernel to `to` unless it is already over; returns the updated row or null. */
-export async function transitionKernel(app: App, kernelId: string, to: string, options: TransitionOptions = {}): Promise<Kernel | null> {
+export async function transitionKernel(app: App, kernelId: string, to: string, options: KernelTransitionOptions = {}): Promise<Kernel | null> {
   const updated = await app.db
     .updateTable('kernels')
-    .set({ ...statusChange(to, options), ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}) })
+    .set({
+      ...statusChange(to, options),
+      ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}),
+      ...(options.started ? { container_id: options.started.containerId, channel: options.started.channel } : {}),
+    })
     .where('id', '=', kernelId)
     .where('status', 'not in', ['TERMINATED', 'CANCELLED'])
     .returningAll()
