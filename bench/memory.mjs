@@ -2,7 +2,8 @@
 // data directory): the RSS of every process it leaves running, idle after start, right after a standard workload
 // (sessions started and ended, 1 GiB uploaded and downloaded, 10,000 signed API calls, every dashboard page loaded
 // once in Chromium) and 60 s later. Baselines in the same run: a bare node:http process, and PGlite alone on a copy
-// of the same database (the floor the embedded database sets). Knobs: BENCH_MEMORY_SESSIONS, BENCH_MEMORY_BYTES,
+// of the same database (the floor the embedded database sets). Then Berth's process at those three moments by kind of
+// memory (./rss-kinds.mjs: V8's heap and code, malloc's, PGlite's WebAssembly, the binary's pages). Knobs: BENCH_MEMORY_SESSIONS, BENCH_MEMORY_BYTES,
 // BENCH_MEMORY_CALLS, BENCH_MEMORY_SETTLE_S.
 import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, createReadStream, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { freePort, loadClient, send, startProcess, startServer } from './harness.mjs';
+import { KINDS, rssKinds } from './rss-kinds.mjs';
 import { buildDashboard, buildServer, dashboardStale } from '../scripts/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -119,6 +121,7 @@ for (let written = 0; written < BYTES; written += 16 * 1024 ** 2) writeSync(fd, 
 closeSync(fd);
 let berth;
 const rows = [];
+const kinds = [];
 try {
   const [managerPort, webPort, appPort] = [await freePort(), await freePort(), await freePort()];
   berth = await startServer(root, {
@@ -132,6 +135,7 @@ try {
   await sleep(10_000);
   const idle = tree(pid);
   rows.push(['idle after first start (empty data directory)', idle]);
+  kinds.push(['idle', rssKinds(pid)]);
 
   // The workload, one step at a time, so the table shows which step costs what.
   await sessions(client);
@@ -143,9 +147,11 @@ try {
   await pages(`http://127.0.0.1:${webPort}`);
   const loaded = tree(pid);
   rows.push([`after the whole workload (${PAGES.length} dashboard pages last)`, loaded]);
+  kinds.push(['after the workload', rssKinds(pid)]);
   await sleep(SETTLE_S * 1000);
   const settled = tree(pid);
   rows.push([`${SETTLE_S} s later`, settled]);
+  kinds.push([`${SETTLE_S} s later`, rssKinds(pid)]);
   await berth.stop();
   berth = undefined;
 
@@ -170,6 +176,9 @@ try {
   console.log(`\nMemory (RSS of every process left running; load average ${l1.toFixed(2)} at the end, 2 cores)`);
   console.log('| moment | total MiB | processes (MiB) |\n|---|---:|---|');
   for (const [label, procs] of rows) console.log(`| ${label} | ${mib(total(procs))} | ${describe(procs)} |`);
+  console.log(`\nBerth's process by kind of memory (MiB resident; /proc/PID/smaps, grouped by ./rss-kinds.mjs)`);
+  console.log(`| moment | ${KINDS.join(' | ')} |\n|---|${KINDS.map(() => '---:').join('|')}|`);
+  for (const [label, kib] of kinds) console.log(`| ${label} | ${KINDS.map((kind) => (kib ? mib(kib[kind]) : '-')).join(' | ')} |`);
   const idleMiB = total(idle) / 1024;
   const settledMiB = total(settled) / 1024;
   console.log(`\ntargets: idle ≤ 300 MiB (${idleMiB.toFixed(0)}), after the workload ≤ 350 MiB (${mib(total(loaded))}), 60 s later within 10 % of idle (${((settledMiB / idleMiB - 1) * 100).toFixed(0)} %); helper processes left after start: ${idle.length - 1}`);
