@@ -2,9 +2,9 @@
 // data directory): the RSS of every process it leaves running, idle after start, right after a standard workload
 // (sessions started and ended, 1 GiB uploaded and downloaded, 10,000 signed API calls, every dashboard page loaded
 // once in Chromium) and 60 s later. Baselines in the same run: a bare node:http process, and PGlite alone on a copy
-// of the same database (the floor the embedded database sets). Then Berth's process at those three moments by kind of
-// memory (./rss-kinds.mjs: V8's heap and code, malloc's, PGlite's WebAssembly, the binary's pages). Knobs: BENCH_MEMORY_SESSIONS, BENCH_MEMORY_BYTES,
-// BENCH_MEMORY_CALLS, BENCH_MEMORY_SETTLE_S.
+// of the same database (the floor the embedded database sets). Then Berth's process at those three moments by kind
+// of memory (./rss-kinds.mjs: V8's heap and code, malloc's, PGlite's WebAssembly, the binary's pages).
+// Knobs: BENCH_MEMORY_SESSIONS, BENCH_MEMORY_BYTES, BENCH_MEMORY_CALLS, BENCH_MEMORY_SETTLE_S.
 import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, createReadStream, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

@@ -12,7 +12,7 @@
 // every thread that allocates (V8's compiler and GC threads, libuv's pool) may get an arena of its own, up to 8 per
 // core, and the thresholds adapt upwards after a large block is freed, so blocks of up to 32 MiB come from the heap
 // and stay resident after they are freed. bench/memory.mjs, 27 Nov 2026: malloc's memory (its arenas and the brk
-// heap) 80 MiB idle and 92 after the workload without them, 69–74 idle and the same after the workload with them.
+// heap) 80 MiB idle and 92 after the workload without them; with them 69–87 depending on the run, flat within a run.
 import path from 'node:path';
 
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4'];

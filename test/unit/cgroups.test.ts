@@ -7,16 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectCgroups, KernelCgroup } from '../../server/agents/local/cgroups';
+import { waitFor } from '../helpers/poll';
 
 const exists = (cgroup: KernelCgroup) => cgroup.directories().map((dir) => existsSync(dir));
-
-async function waitUntil(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A process inside the kernel's groups, as the launcher puts the sandbox there. */
 function startInside(cgroup: KernelCgroup): ChildProcess {
@@ -47,7 +40,7 @@ describe.skipIf(detectCgroups().mode === 'none')('removing a kernel cgroup', () 
     cgroup.remove();
     expect(exists(cgroup).every(Boolean)).toBe(true); // busy: still there
     child.kill('SIGKILL');
-    await waitUntil(() => !exists(cgroup).some(Boolean));
+    await waitFor(async () => !exists(cgroup).some(Boolean), 5_000);
   });
 
   it('keeps the groups the same kernel created again before its old tasks left', async () => {
@@ -59,7 +52,7 @@ describe.skipIf(detectCgroups().mode === 'none')('removing a kernel cgroup', () 
     const restarted = new KernelCgroup(kernelId);
     restarted.create({});
     child.kill('SIGKILL');
-    await waitUntil(() => restarted.pids().length === 0);
+    await waitFor(async () => restarted.pids().length === 0, 5_000);
     await new Promise((resolve) => setTimeout(resolve, 300)); // several retry periods
     expect(exists(restarted).every(Boolean)).toBe(true);
     restarted.remove();

@@ -91,13 +91,10 @@ export class KernelCgroup {
   /** Creates the groups and writes the limits; returns the cgroup.procs files the launcher joins. */
   create(limits: KernelLimits): string[] {
     cancelRemoval(this.kernelId);
-    const procs: string[] = [];
-    for (const dir of this.directories()) {
-      mkdirSync(dir, { recursive: true });
-      procs.push(path.join(dir, 'cgroup.procs'));
-    }
+    const dirs = this.directories();
+    for (const dir of dirs) mkdirSync(dir, { recursive: true });
     if (this.mode === 'v2') {
-      const dir = this.directories()[0];
+      const dir = dirs[0];
       if (limits.memoryBytes) {
         tryWrite(path.join(dir, 'memory.max'), String(limits.memoryBytes));
         tryWrite(path.join(dir, 'memory.swap.max'), '0');
@@ -116,7 +113,7 @@ export class KernelCgroup {
       }
       if (limits.pids) tryWrite(path.join(dir('pids'), 'pids.max'), String(limits.pids));
     }
-    return procs;
+    return dirs.map((dir) => path.join(dir, 'cgroup.procs'));
   }
 
   /** Every process id in the kernel's groups. */

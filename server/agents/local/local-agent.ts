@@ -155,12 +155,10 @@ export class LocalAgent extends RunnerAgent implements Agent {
         await new Promise((r) => setTimeout(r, 20));
       } while (Date.now() < deadline);
       record.exited = true;
-      record.cgroup.remove();
       this.kernels.delete(kernelId);
-    } else {
-      // Its sandbox ended while no manager watched it (before a restart): its groups are still there.
-      new KernelCgroup(kernelId).remove();
     }
+    // Without a record, its sandbox ended while no manager watched it (before a restart): its groups are still there.
+    (record?.cgroup ?? new KernelCgroup(kernelId)).remove();
     rmSync(kernelRunDir(kernelId), { recursive: true, force: true });
     if (!options.keepScratch) rmSync(this.scratchDir(kernelId), { recursive: true, force: true });
   }
