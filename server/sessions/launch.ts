@@ -20,7 +20,12 @@ import { runBatch } from './batch';
  */
 export async function launchSession(app: App, sessionId: string, options: { resume?: boolean } = {}): Promise<void> {
   const session = await claimLaunch(app, sessionId, options.resume ?? false);
-  if (!session) return;
+  if (session) await launchClaimed(app, session);
+}
+
+/** Starts a session whose launch the caller holds: its claim, or the scheduling pass that claimed it (./scheduler/run). */
+export async function launchClaimed(app: App, session: Session): Promise<void> {
+  const sessionId = session.id;
   const kernels = await app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).orderBy('cluster_role').orderBy('cluster_idx').execute(); // main1 before sub1 (each role counts from 1)
   try {
     const infos = await startKernels(app, session, kernels);

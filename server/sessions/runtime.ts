@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { App, Submitted } from '../app';
 import type { KernelExit } from '../agents/agent';
+import type { Session } from '../db/schema';
 import { LocalAgent } from '../agents/local/local-agent';
 import { startSlurmBackend } from '../agents/slurm/register';
 import { startDockerBackend } from '../agents/docker/register';
@@ -12,7 +13,7 @@ import { BERTH_VERSION } from '../version';
 import { seedImages } from '../images/catalog';
 import { scanEngineImages } from '../images/engine-images';
 import { SessionScheduler } from './scheduler/run';
-import { launchSession } from './launch';
+import { launchClaimed, launchSession } from './launch';
 import { handleKernelExit } from './kernel-exits';
 import { reconcileSessions } from './reconcile';
 import { schedulerOf } from '../manager/scheduler';
@@ -54,8 +55,8 @@ export async function startSessionRuntime(app: App, localAgentId: string, roles:
   const docker = roles.agent && app.settings.docker ? await startDockerBackend(app, app.settings.docker, runnerPath, BERTH_VERSION) : null;
   if (docker) await scanEngineImages(app, docker.liveEngines).catch((err) => app.log.warn({ err }, 'reading the Docker engines\' images failed'));
   for (const engineAgent of docker?.agents ?? []) engineAgent.onKernelExit(onExit);
-  const launch = (ids: string[]) => {
-    for (const id of ids) launchSession(app, id).catch((err) => app.log.error({ err, sessionId: id }, 'session launch failed'));
+  const launch = (claimed: Session[]) => {
+    for (const session of claimed) launchClaimed(app, session).catch((err) => app.log.error({ err, sessionId: session.id }, 'session launch failed'));
   };
   let scheduler: SessionScheduler | null = null;
   // Operators' triggers (POST /manager/scheduler/trigger, include-agents) run real passes, on the leader.

@@ -525,6 +525,24 @@ describe('dotfiles and the bootstrap script in a new session', () => {
     expect(out.trim()).toBe('set number 0o600 bootstrapped');
   });
 
+  it('has the dotfiles in place when the bootstrap script runs', async () => {
+    const user = await t.createUser();
+    await user.client.call('POST', '/user-config/dotfiles', { body: { path: '.toolrc', permission: '644', data: 'read at bootstrap' } });
+    await user.client.call('POST', '/user-config/bootstrap-script', { body: { script: 'cp /home/work/.toolrc /home/work/seen-by-bootstrap.txt\n' } });
+    const out = await runPython(user, "print(open('/home/work/seen-by-bootstrap.txt').read())");
+    expect(out.trim()).toBe('read at bootstrap');
+  });
+
+  it("gives the kernel's user a nested dotfile and the folders made for it", async () => {
+    const user = await t.createUser();
+    await user.client.call('POST', '/user-config/dotfiles', { body: { path: '.config/tool/settings.toml', permission: '600', data: 'a = 1' } });
+    const out = await runPython(
+      user,
+      "import os; print(*[os.stat(p).st_uid == os.getuid() for p in ('/home/work/.config', '/home/work/.config/tool', '/home/work/.config/tool/settings.toml')], open('/home/work/.config/tool/settings.toml').read())",
+    );
+    expect(out.trim()).toBe('True True True a = 1');
+  });
+
   it('lets a user dotfile override a project dotfile at the same path', async () => {
     const user = await t.createUser();
     const defaultProject = (await t.app.db.selectFrom('groups').select('id').where('name', '=', 'default').where('domain_name', '=', 'default').executeTakeFirstOrThrow()).id;

@@ -7,7 +7,7 @@ import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Agent, KernelEndpoint, KernelExit, KernelInfo, KernelSpec, LaunchHooks } from '../agent';
 import { RunnerAgent } from '../channel/runner-agent';
-import { kernelDir, kernelRunDir, prepareScratch, readTail, writeEtcFiles } from '../sandbox/kernel-dir';
+import { kernelDir, kernelRunDir, prepareScratchForStart, readTail, writeEtcFiles, writeKernelFiles } from '../sandbox/kernel-dir';
 import { sandboxArgv } from '../sandbox/sandbox';
 import { RunnerBytecode } from '../sandbox/runner-bytecode';
 import { detectCgroups, KernelCgroup } from './cgroups';
@@ -92,7 +92,11 @@ export class LocalAgent extends RunnerAgent implements Agent {
   private async createKernel(spec: KernelSpec): Promise<KernelInfo> {
     const dir = kernelDir(this.options.dataDir, spec.kernelId);
     const runDir = kernelRunDir(spec.kernelId);
-    prepareScratch(dir, spec, this.uid);
+    // The runner reads none of the kernel's files before it says ready, so they are written while it starts; a
+    // bootstrap script, which runs before that and may read them, finds them there.
+    const filesWhileStarting = !spec.bootstrapScript;
+    prepareScratchForStart(dir, spec, this.uid);
+    if (!filesWhileStarting) writeKernelFiles(dir, spec.files, this.uid);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
     if (this.uid !== null) chownSync(runDir, this.uid, this.uid);
@@ -117,6 +121,7 @@ export class LocalAgent extends RunnerAgent implements Agent {
       else this.handleExit(spec.kernelId, record, code);
     });
     try {
+      if (filesWhileStarting) writeKernelFiles(dir, spec.files, this.uid);
       await withTimeout(sandbox.ready, this.options.startTimeoutMs ?? 60_000, 'the kernel did not become ready in time');
     } catch (err) {
       await this.destroyKernel(spec.kernelId);

@@ -6,7 +6,7 @@
 import { chownSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { KernelSpec } from '../agent';
+import type { KernelFile, KernelSpec } from '../agent';
 import { mkdirInside, writeFileInside } from './scratch-files';
 
 export interface KernelDir {
@@ -27,13 +27,37 @@ export function kernelDir(dataDir: string, kernelId: string): KernelDir {
 
 /** The scratch directory with the image snapshot, dotfiles, bootstrap script and mount points, owned by `uid`. */
 export function prepareScratch(dir: KernelDir, spec: KernelSpec, uid: number | null): void {
+  prepareScratchForStart(dir, spec, uid);
+  writeKernelFiles(dir, spec.files, uid);
+}
+
+/**
+ * What a sandbox needs before it starts: the scratch directory with the image snapshot, the bootstrap script and
+ * the mount points, owned by `uid`. The kernel's files (dotfiles, sshd's keys) are `writeKernelFiles`'s.
+ */
+export function prepareScratchForStart(dir: KernelDir, spec: KernelSpec, uid: number | null): void {
   mkdirSync(dir.scratch, { recursive: true });
   if (spec.snapshotDir && existsSync(spec.snapshotDir)) cpSync(spec.snapshotDir, dir.scratch, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
   mkdirInside(dir.scratch, '.berth');
-  for (const file of spec.files) writeFileInside(dir.scratch, file.path, file.content, file.mode);
   if (spec.bootstrapScript) writeFileInside(dir.scratch, '.berth/bootstrap.sh', spec.bootstrapScript, 0o755);
   for (const mount of spec.mounts) mkdirInside(dir.scratch, path.posix.relative('/home/work', mount.kernelPath));
   if (uid !== null) chownTree(dir.scratch, uid);
+}
+
+/** The kernel's files in its scratch directory, each with the folders it needed owned by `uid`. */
+export function writeKernelFiles(dir: KernelDir, files: KernelFile[], uid: number | null): void {
+  const owned = new Set<string>();
+  for (const file of files) {
+    writeFileInside(dir.scratch, file.path, file.content, file.mode);
+    if (uid === null) continue;
+    let rel = '';
+    for (const part of file.path.split('/').filter((p) => p && p !== '.')) {
+      rel = rel ? `${rel}/${part}` : part;
+      if (owned.has(rel)) continue;
+      owned.add(rel);
+      chownSync(path.join(dir.scratch, rel), uid, uid);
+    }
+  }
 }
 
 /** /etc/hosts with the kernel's cluster peers. */

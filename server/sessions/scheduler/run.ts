@@ -9,7 +9,7 @@
  * (its end triggers a pass). Every session a pass leaves pending gets its reasons in status_data.scheduler
  * (Backend.AI's shape) and a short status_info, written in one statement.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { App, Submitted } from '../../app';
 import type { Db } from '../../db';
 import type { Agent, Session } from '../../db/schema';
@@ -26,9 +26,11 @@ import { couldStartNow } from './ready';
 const PERIODIC_MS = 10_000;
 /**
  * How long a pass asked for by submissions alone waits for more of them: a burst of submissions is one pass
- * (not one per submission), for at most this much added latency before a new session is looked at.
+ * (not one per submission), for at most this much added latency before a new session is looked at. A submission
+ * within BURST_MS of the one before is part of a burst; a lone one is looked at at once.
  */
 const GATHER_MS = 2;
+const BURST_MS = 50;
 /** setTimeout's limit; a starts_at further ahead is re-armed by the periodic pass. */
 const MAX_WAKE_MS = 2 ** 31 - 1;
 
@@ -58,11 +60,13 @@ export class SessionScheduler {
   private full = true;
   private cursor = 0;
   private lastPassMs = 0;
+  private lastSubmissionAt = -Infinity;
   private wake: NodeJS.Timeout | null = null;
   private wakeAt = Infinity;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly app: App, private readonly onScheduled: (sessionIds: string[]) => void) {
+  /** `onScheduled`: launches the sessions a pass scheduled, whose launches that pass claimed (../launch). */
+  constructor(private readonly app: App, private readonly onScheduled: (sessions: Session[]) => void) {
     this.timer = setInterval(() => this.trigger('timer'), PERIODIC_MS);
     this.timer.unref();
   }
@@ -76,14 +80,18 @@ export class SessionScheduler {
     // start now): its submission needs no pass, only the wake-up timer to be early enough for it.
     if (submitted?.startsAt && submitted.startsAt.getTime() > Date.now()) return this.wakeBy(submitted.startsAt.getTime());
     this.reason = reason;
-    if (submitted) this.fresh.add(submitted.id);
-    else this.full = true;
+    let inBurst = false;
+    if (submitted) {
+      this.fresh.add(submitted.id);
+      inBurst = performance.now() - this.lastSubmissionAt < BURST_MS;
+      this.lastSubmissionAt = performance.now();
+    } else this.full = true;
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = true;
-    if (submitted) setTimeout(() => void this.loop(), GATHER_MS);
+    if (submitted && inBurst) setTimeout(() => void this.loop(), GATHER_MS);
     else void this.loop();
   }
 
@@ -100,7 +108,7 @@ export class SessionScheduler {
         this.full = false;
         this.fresh.clear();
         const started = performance.now();
-        let scheduled: string[];
+        let scheduled: Session[];
         try {
           scheduled = await schedulerOf(this.app).observe('schedule', this.reason, () => this.pass(only));
         } catch (err) {
@@ -120,10 +128,10 @@ export class SessionScheduler {
   }
 
   /**
-   * One pass; returns the ids of the sessions it scheduled. `only`: a delta pass over these sessions (submitted
+   * One pass; returns the sessions it scheduled, their launches claimed: the caller launches them. `only`: a delta pass over these sessions (submitted
    * since the last pass, nothing freed since); without it, every pending session that could start now.
    */
-  async pass(only?: string[]): Promise<string[]> {
+  async pass(only?: string[]): Promise<Session[]> {
     if (only && !only.length) return [];
     const { scheduled, reasons } = await this.app.db.transaction().execute((trx) => this.passIn(trx, only));
     // A delta pass looks at submissions due now (reserved ones never trigger one), so nothing to wake for is new.
@@ -133,7 +141,7 @@ export class SessionScheduler {
       this.app.events.publishStatus(session.id, 'SCHEDULED');
       publishSessionEvent(this.app, session, 'session_scheduled', '', null);
     }
-    return scheduled.map((s) => s.id);
+    return scheduled;
   }
 
   /** Wakes the scheduler when the earliest reserved start time comes. */
@@ -225,27 +233,27 @@ export class SessionScheduler {
     const done = [];
     for (const session of pending.filter((p) => assigned.has(p.id))) {
       const agentIds = assigned.get(session.id)!;
-      const kernels = await trx.selectFrom('kernels').select('id').where('session_id', '=', session.id).orderBy('cluster_idx').execute();
-      for (const [i, kernel] of kernels.entries()) {
-        await trx
-          .updateTable('kernels')
-          .set({
-            agent_id: agentIds[i],
-            status: 'SCHEDULED',
-            status_changed: now,
-            occupied_slots: json(formatSlots(session.perKernel)),
-            status_history: sql`status_history || jsonb_build_object('SCHEDULED', ${now.toISOString()}::text)`,
-          })
-          .where('id', '=', kernel.id)
-          .execute();
-        const delta = occupiedDelta.get(agentIds[i]) ?? {};
-        occupiedDelta.set(agentIds[i], addAmounts(delta, session.perKernel));
-      }
+      // The i-th kernel (by cluster_idx) goes to agentIds[i]: one statement for all of them.
+      await sql`
+        update kernels as k
+        set agent_id = placed.agent_id,
+            status = 'SCHEDULED',
+            status_changed = ${now},
+            occupied_slots = ${json(formatSlots(session.perKernel))}::jsonb,
+            status_history = k.status_history || jsonb_build_object('SCHEDULED', ${now.toISOString()}::text)
+        from (select id, row_number() over (order by cluster_idx) as n from kernels where session_id = ${session.id}) as ordered
+        join jsonb_array_elements_text(${JSON.stringify(agentIds)}::jsonb) with ordinality as placed(agent_id, n) on placed.n = ordered.n
+        where k.id = ordered.id
+      `.execute(trx);
+      for (const agentId of agentIds) occupiedDelta.set(agentId, addAmounts(occupiedDelta.get(agentId) ?? {}, session.perKernel));
       const row = await trx
         .updateTable('sessions')
         .set({
           status: 'SCHEDULED',
           status_changed: now,
+          // The pass's caller launches what it scheduled, so the launch is claimed here (one statement less on
+          // every start's path than claiming it in ../launch).
+          launch_claimed_at: now,
           occupying_slots: sql`requested_slots`,
           status_info: null,
           status_data: sql`status_data || jsonb_build_object('scheduler', jsonb_build_object(
@@ -359,22 +367,24 @@ export async function loadLimits(trx: Db, pending: { access_key: string; group_i
     .where('status', 'in', [...COUNTING_QUOTA])
     .where((eb) => eb.or([eb('access_key', 'in', keys), eb('group_id', 'in', groupIds), eb('domain_name', 'in', domainNames)]))
     .execute();
-  const keypairs = new Map<string, ScopeLimit>();
-  for (const row of await trx
+  // The three scopes' limits in one statement: a pass runs on every submission, and each statement costs.
+  const scopeLimits = (scope: string, key: RawBuilder<string>, table: 'groups' | 'domains', column: 'id' | 'name', values: string[]) =>
+    trx.selectFrom(table).select([sql.lit(scope).as('scope'), key.as('key'), 'total_resource_slots', sql<number | null>`null::int`.as('max_concurrent_sessions')]).where(column, 'in', values);
+  const limits = await trx
     .selectFrom('keypairs as k')
     .innerJoin('keypair_resource_policies as p', 'p.name', 'k.resource_policy')
-    .select(['k.access_key', 'p.total_resource_slots', 'p.max_concurrent_sessions'])
+    .select([sql.lit('keypair').as('scope'), 'k.access_key as key', 'p.total_resource_slots', sql<number | null>`p.max_concurrent_sessions`.as('max_concurrent_sessions')])
     .where('k.access_key', 'in', keys)
-    .execute()) {
-    keypairs.set(row.access_key, { slots: finite(row.total_resource_slots), using: {}, maxSessions: row.max_concurrent_sessions, sessions: 0 });
-  }
+    .unionAll(scopeLimits('group', sql<string>`id::text`, 'groups', 'id', groupIds))
+    .unionAll(scopeLimits('domain', sql<string>`name`, 'domains', 'name', domainNames))
+    .execute();
+  const keypairs = new Map<string, ScopeLimit>();
   const groups = new Map<string, ScopeLimit>();
-  for (const row of await trx.selectFrom('groups').select(['id', 'total_resource_slots']).where('id', 'in', groupIds).execute()) {
-    groups.set(row.id, { slots: finite(row.total_resource_slots), using: {} });
-  }
   const domains = new Map<string, ScopeLimit>();
-  for (const row of await trx.selectFrom('domains').select(['name', 'total_resource_slots']).where('name', 'in', domainNames).execute()) {
-    domains.set(row.name, { slots: finite(row.total_resource_slots), using: {} });
+  for (const row of limits) {
+    const limit: ScopeLimit = { slots: finite(row.total_resource_slots), using: {} };
+    if (row.scope === 'keypair') keypairs.set(row.key, { ...limit, maxSessions: row.max_concurrent_sessions!, sessions: 0 }); // a policy's column is never null
+    else (row.scope === 'group' ? groups : domains).set(row.key, limit);
   }
   for (const row of live) {
     const slots = toAmounts(row.occupying_slots);
