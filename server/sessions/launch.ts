@@ -74,8 +74,8 @@ async function startKernels(app: App, session: Session, kernels: Kernel[]): Prom
     for (const [kernelId, agentId] of placement) if (placedOn.get(kernelId) !== agentId) await moveKernelToAgent(app, kernelId, agentId);
     if (!preparing) preparing = Boolean(await transitionSession(app, session.id, 'PREPARING'));
     for (const kernelId of placement.keys()) {
-      const kernel = await transitionKernel(app, kernelId, 'PREPARING');
-      if (kernel) await publishKernelEvent(app, kernel, 'kernel_creating', '', null);
+      const moved = await transitionKernel(app, kernelId, 'PREPARING');
+      if (moved) publishKernelEvent(app, moved, 'kernel_creating', '', null);
     }
   };
   const specs = new Map((await buildKernelSpecs(app, session, kernels, image)).map((spec) => [spec.kernelId, spec]));

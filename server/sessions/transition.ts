@@ -73,39 +73,51 @@ export interface KernelTransitionOptions extends TransitionOptions {
   started?: { containerId: string; channel: string };
 }
 
-/** Moves a kernel to `to` unless it is already over; returns the updated row or null. */
-export async function transitionKernel(app: App, kernelId: string, to: string, options: KernelTransitionOptions = {}): Promise<Kernel | null> {
-  const updated = await app.db
-    .updateTable('kernels')
-    .set({
-      ...statusChange(to, options),
-      ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}),
-      ...(options.started ? { container_id: options.started.containerId, channel: options.started.channel } : {}),
-    })
-    .where('id', '=', kernelId)
-    .where('status', 'not in', ['TERMINATED', 'CANCELLED'])
-    .returningAll()
-    .executeTakeFirst();
-  if (!updated) return null;
-  const name = KERNEL_EVENT[to];
-  if (name) await publishKernelEvent(app, updated, name, options.reason ?? '', options.exitCode ?? null);
-  return updated;
+/** What a kernel's events carry of its session. */
+type EventSession = Pick<Session, 'id' | 'name' | 'access_key' | 'domain_name' | 'group_id'>;
+
+/** A kernel as a transition left it, with what its events carry of its session. */
+export interface KernelTransition {
+  kernel: Kernel;
+  session: EventSession;
 }
 
-export async function publishKernelEvent(app: App, kernel: Kernel, name: string, reason: string, exitCode: number | null): Promise<void> {
-  // Only what the event carries: a whole session row is ~25 wide columns to decode, on every launch's path.
-  const session = await app.db
-    .selectFrom('sessions')
-    .select(['id', 'name', 'access_key', 'domain_name', 'group_id'])
-    .where('id', '=', kernel.session_id)
+/** Moves a kernel to `to` unless it is already over; returns the updated row (and its session's) or null. */
+export async function transitionKernel(app: App, kernelId: string, to: string, options: KernelTransitionOptions = {}): Promise<KernelTransition | null> {
+  // The update and its session's columns for the event in one statement: two of these are on every launch's path.
+  const row = await app.db
+    .with('updated', (db) =>
+      db
+        .updateTable('kernels')
+        .set({
+          ...statusChange(to, options),
+          ...(options.exitCode !== undefined ? { exit_code: options.exitCode } : {}),
+          ...(options.started ? { container_id: options.started.containerId, channel: options.started.channel } : {}),
+        })
+        .where('id', '=', kernelId)
+        .where('status', 'not in', ['TERMINATED', 'CANCELLED'])
+        .returningAll(),
+    )
+    .selectFrom('updated')
+    .innerJoin('sessions as s', 's.id', 'updated.session_id')
+    .selectAll('updated')
+    .select(['s.name as session_name', 's.access_key as session_access_key', 's.domain_name as session_domain_name', 's.group_id as session_group_id'])
     .executeTakeFirst();
-  if (!session) return;
+  if (!row) return null;
+  const { session_name, session_access_key, session_domain_name, session_group_id, ...kernel } = row;
+  const moved = { kernel, session: { id: kernel.session_id, name: session_name, access_key: session_access_key, domain_name: session_domain_name, group_id: session_group_id } };
+  const name = KERNEL_EVENT[to];
+  if (name) publishKernelEvent(app, moved, name, options.reason ?? '', options.exitCode ?? null);
+  return moved;
+}
+
+export function publishKernelEvent(app: App, { kernel, session }: KernelTransition, name: string, reason: string, exitCode: number | null): void {
   const exit = ['kernel_terminating', 'kernel_terminated'].includes(name) ? exitCode : null;
   app.events.publishSession(sessionScoped(session, name, reason, exit, { kernelId: kernel.id, clusterRole: kernel.cluster_role, clusterIdx: kernel.cluster_idx }));
 }
 
 /** An event in a session's scope, with the payload every session and kernel event carries (and `extra`). */
-function sessionScoped(session: Pick<Session, 'id' | 'name' | 'access_key' | 'domain_name' | 'group_id'>, name: string, reason: string, exitCode: number | null, extra: Record<string, unknown> = {}) {
+function sessionScoped(session: EventSession, name: string, reason: string, exitCode: number | null, extra: Record<string, unknown> = {}) {
   return {
     name,
     domainName: session.domain_name,

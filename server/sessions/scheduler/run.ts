@@ -27,7 +27,8 @@ const PERIODIC_MS = 10_000;
 /**
  * How long a pass asked for by submissions alone waits for more of them: a burst of submissions is one pass
  * (not one per submission), for at most this much added latency before a new session is looked at. A submission
- * within BURST_MS of the one before is part of a burst; a lone one is looked at at once.
+ * within BURST_MS of the last one or of the end of the last pass for submissions is part of a burst (a long pass
+ * holds the next submissions back, so they arrive as it ends); a lone one is looked at at once.
  */
 const GATHER_MS = 2;
 const BURST_MS = 50;
@@ -60,7 +61,8 @@ export class SessionScheduler {
   private full = true;
   private cursor = 0;
   private lastPassMs = 0;
-  private lastSubmissionAt = -Infinity;
+  /** When the last submission came or the last pass for submissions ended (see BURST_MS). */
+  private lastSubmissionActivity = -Infinity;
   private wake: NodeJS.Timeout | null = null;
   private wakeAt = Infinity;
   private readonly timer: NodeJS.Timeout;
@@ -83,8 +85,8 @@ export class SessionScheduler {
     let inBurst = false;
     if (submitted) {
       this.fresh.add(submitted.id);
-      inBurst = performance.now() - this.lastSubmissionAt < BURST_MS;
-      this.lastSubmissionAt = performance.now();
+      inBurst = performance.now() - this.lastSubmissionActivity < BURST_MS;
+      this.lastSubmissionActivity = performance.now();
     } else this.full = true;
     if (this.running) {
       this.again = true;
@@ -116,6 +118,7 @@ export class SessionScheduler {
           throw err;
         }
         this.lastPassMs = performance.now() - started;
+        if (only) this.lastSubmissionActivity = performance.now();
         if (scheduled.length) this.onScheduled(scheduled);
         // Coalesce the triggers that arrive meanwhile: wait twice as long as the pass took before the next one.
         if (this.again && this.lastPassMs > 5) await new Promise((resolve) => setTimeout(resolve, 2 * this.lastPassMs));
