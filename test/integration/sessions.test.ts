@@ -1,5 +1,5 @@
 /** Compute sessions end to end on real sandboxes: create, execute, batch, destroy, isolation, bad input. */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KernelCgroup } from '../../server/agents/local/cgroups';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
@@ -204,6 +204,17 @@ describe('sandbox isolation', () => {
     await bob.client.call('DELETE', `/session/${b}`);
   });
 
+  it('ends, when destroyed, a process that left the runner\'s session and process group', async () => {
+    const name = uniqueName('detach');
+    await create(alice, { name });
+    const marker = `${31000 + (process.pid % 1000)}.${counter}`; // sleep's argument names the process on the host
+    await run(alice, name, `import subprocess\nsubprocess.Popen(["setsid", "sleep", "${marker}"], start_new_session=True)`);
+    const sleeping = () => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && readCmdline(pid) === `sleep\0${marker}\0`);
+    await waitFor(async () => sleeping().length === 1);
+    await alice.client.call('DELETE', `/session/${name}`);
+    await waitFor(async () => sleeping().length === 0, 10_000);
+  });
+
   it('is killed when it exceeds its memory limit, and the manager records why and removes its cgroups', async () => {
     const name = uniqueName('oom');
     const { sessionId } = (await create(alice, { name, config: { resources: { mem: '256m' } } })).json();
@@ -274,6 +285,15 @@ describe('batch sessions', () => {
     expect(logs.result.logs).toContain('batch-ok');
   });
 });
+
+/** A process's command line, or '' once it is gone. */
+function readCmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -44,8 +44,11 @@ export function isRunning(pid: number): boolean {
 }
 
 export function killTree(root: number, extra: number[] = []): void {
-  const targets = new Set([root, ...descendants(root), ...extra]);
-  for (const pid of targets) {
+  killAll(new Set([root, ...descendants(root), ...extra]));
+}
+
+export function killAll(pids: Iterable<number>): void {
+  for (const pid of pids) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

@@ -131,8 +131,9 @@ export class SessionScheduler {
   }
 
   /**
-   * One pass; returns the sessions it scheduled, their launches claimed: the caller launches them. `only`: a delta pass over these sessions (submitted
-   * since the last pass, nothing freed since); without it, every pending session that could start now.
+   * One pass; returns the sessions it scheduled, their launches claimed: the caller launches them. `only`: a delta
+   * pass over these sessions (submitted since the last pass, nothing freed since); without it, every pending
+   * session that could start now.
    */
   async pass(only?: string[]): Promise<Session[]> {
     if (only && !only.length) return [];
