@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestBerth, type TestBerth, type TestUser } from '../helpers/berth';
 import { heldUploadSessions } from '../../server/storage/transfers/upload-quota';
 import { gcHeadroomHolders } from '../../server/util/gc-headroom';
+import { FLUSH_EVERY_BYTES, backgroundFlushesStarted } from '../../server/storage/transfers/flush-behind';
 import { metricsOf } from '../../server/metrics/registry';
 
 const PROBLEM = 'https://errors.berth.dev/';
@@ -223,6 +224,22 @@ describe('tus upload', () => {
     const patchAfter = await patch(url, 0, Buffer.from('x'));
     expect(patchAfter.status).toBe(404);
     expect(JSON.parse(patchAfter.body.toString()).type).toBe(`${PROBLEM}storage/no-such-upload-session`);
+  });
+
+  it('flushes a long upload to disk while it arrives, in 8 MiB PATCHes, and places identical bytes', async () => {
+    const folder = await makeFolder('flushed');
+    const chunk = 8 << 20;
+    const data = randomBytes(FLUSH_EVERY_BYTES + chunk);
+    const url = await uploadUrl('flushed', 'big.bin', data.length);
+    const before = backgroundFlushesStarted();
+    for (let offset = 0; offset < data.length; offset += chunk) {
+      const reply = await patch(url, offset, data.subarray(offset, offset + chunk));
+      expect(reply.status, reply.body.toString()).toBe(204);
+      expect(reply.headers['upload-offset']).toBe(String(offset + chunk));
+    }
+    // The fourth PATCH passed the flush step (server/storage/transfers/flush-behind.ts).
+    expect(backgroundFlushesStarted()).toBeGreaterThan(before);
+    expect(sha(readFileSync(path.join(folder.root, 'big.bin')))).toBe(sha(data));
   });
 
   it('uploads an empty file and replaces an existing file atomically', async () => {

@@ -26,6 +26,7 @@ import { finishUpload, uploadsOf, type FinishContext } from './uploads';
 import { countStorageBytes } from '../../metrics/storage';
 import { oneAtATime } from '../../util/one-at-a-time';
 import { withGcHeadroom } from '../../util/gc-headroom';
+import { flushBehind } from './flush-behind';
 
 const OFFSET_TYPE = 'application/offset+octet-stream';
 const EXPIRY_MS = 24 * 3600 * 1000;
@@ -61,6 +62,12 @@ async function append(req: IncomingMessage, file: string, offset: number, room: 
   // 1 MiB buffered before backpressure pauses the socket, so bytes land in few large writev calls.
   const fd = await openFd(file, constants.O_WRONLY | constants.O_NOFOLLOW);
   const out = createWriteStream('', { fd, start: offset, highWaterMark: 1 << 20 });
+  // Positions by the bytes received: the stream's own count lags a write behind, so a PATCH's last step would pass
+  // only after its last byte.
+  const flush = flushBehind(file, offset);
+  let received = offset;
+  const onData = (chunk: Buffer) => flush((received += chunk.length));
+  req.on('data', onData);
   try {
     // With a Content-Length, Node delivers exactly that many bytes (checked against the room beforehand).
     await withGcHeadroom(() => (req.headers['content-length'] !== undefined ? pipeline(req, out) : pipeline(req, limitTo(room), out)));
@@ -69,6 +76,8 @@ async function append(req: IncomingMessage, file: string, offset: number, room: 
     // The storage failed (ENOSPC, EDQUOT, EIO…): not a success, whatever was written.
     if ((err as NodeJS.ErrnoException).syscall) throw problemOf(err);
     // The client went away: what was written stays, and HEAD tells the client where to resume.
+  } finally {
+    req.off('data', onData);
   }
   return offset + out.bytesWritten;
 }
