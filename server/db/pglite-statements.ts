@@ -13,7 +13,8 @@
  * At most `capacity` statements are kept; the least recently used is closed first. A statement whose result type
  * changed under it (DDL after it was prepared) is forgotten and, outside a transaction, prepared again.
  */
-import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+import { messages as pgMessages, parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+import { readPlainResults } from './pglite-results';
 
 const { serialize } = protocol;
 
@@ -69,8 +70,8 @@ export class PreparedStatements {
       this.known.delete(sql);
       this.known.set(sql, statement);
       const values = params.map((value, i) => this.serialized(value, statement.types[i]));
-      const messages = await this.roundTrip([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]);
-      return parse.parseResults(messages, this.db.parsers)[0] as Results<R>;
+      const raw = await this.rawRoundTrip([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]);
+      return readPlainResults<R>(raw, this.db.parsers) ?? this.parsedResults<R>(raw);
     });
   }
 
@@ -91,11 +92,39 @@ export class PreparedStatements {
     this.closing.push(prepared.name);
   }
 
-  /** One call into PGlite: pending closes, then `messages`, then Sync (which also ends an error's skipping). */
+  /** One call into PGlite, its answer parsed by PGlite (which throws the first error it answers). */
   private roundTrip(messages: Uint8Array[]): Promise<BackendMessage[]> {
+    return this.db.execProtocolStream(this.withCloses(messages), { syncToFs: false });
+  }
+
+  /**
+   * One call into PGlite, its answer's bytes as they are (`execProtocolRaw` would also parse them with PGlite's
+   * parser). The chunks handed over are views of PGlite's memory, so they are copied.
+   */
+  private async rawRoundTrip(messages: Uint8Array[]): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    await this.db.execProtocolRawStream(this.withCloses(messages), { syncToFs: false, onRawData: (chunk) => chunks.push(chunk.slice()) });
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
+
+  /** Pending closes, then `messages`, then Sync (which also ends an error's skipping). */
+  private withCloses(messages: Uint8Array[]): Uint8Array {
     const closes = this.closing.map((name) => serialize.close({ type: 'S', name }));
     this.closing = [];
-    return this.db.execProtocolStream(Buffer.concat([...closes, ...messages, serialize.sync()]), { syncToFs: false });
+    return Buffer.concat([...closes, ...messages, serialize.sync()]);
+  }
+
+  /**
+   * An answer ./pglite-results does not read (an error, a notice) parsed by PGlite's parser, as `execProtocolStream`
+   * would have: its first error thrown, else the first result. (A notification would not reach PGlite's listeners
+   * this way; the embedded database has none: replicas, which LISTEN, run on PostgreSQL.)
+   */
+  private parsedResults<R>(raw: Uint8Array): Results<R> {
+    const messages: BackendMessage[] = [];
+    new protocol.Parser().parse(raw, (message) => messages.push(message as BackendMessage));
+    const error = messages.find((m) => m instanceof pgMessages.DatabaseError);
+    if (error) throw error;
+    return parse.parseResults(messages, this.db.parsers)[0] as Results<R>;
   }
 
   /** As PGlite's `query`: null stays null; otherwise the serializer of the parameter's type, else its text. */

@@ -46,6 +46,40 @@ describe('PreparedStatements', () => {
     expect(mine.fields.map((f) => f.name)).toEqual(theirs.fields.map((f) => f.name));
   });
 
+  it("reads rows, counts and commands from PGlite's bytes exactly as PGlite.query does", async () => {
+    const statements = new PreparedStatements(db);
+    await db.exec('create table if not exists mirror (like things)');
+    await db.exec('delete from mirror');
+    const notes = ['ascii', 'ünïcødé ✓ 日本語 🚀', '', null, 'tab\tand\nnewline'];
+    for (const [i, note] of notes.entries()) {
+      const values = [`7d843ccd-0e17-4622-a389-92656158210${i}`, i, note];
+      const mine = await statements.query('insert into things (id, n, note) values ($1, $2, $3)', values);
+      const theirs = await db.query('insert into mirror (id, n, note) values ($1, $2, $3)', values);
+      expect(mine).toEqual(theirs);
+    }
+    const cases: [string, unknown[]][] = [
+      ['select id, n, note, note is null as missing from TABLE order by n', []],
+      ['select id, n from TABLE where n > $1 order by n', [100]], // no rows: the columns are still described
+      ['update TABLE set note = $1 where n < $2', ['changed', 3]],
+      ['delete from TABLE where n = $1', [4]],
+      ['select n, note from TABLE order by n', []],
+      ['select $1::numeric as big, $2::float8 as f, $3::int2[] as small, $4::json as j, $5::bytea as b', ['12345678901234567890.5', 1.5, [1, 2], { k: 'v' }, Buffer.from([0, 255])]],
+    ];
+    for (const [text, params] of cases) {
+      const mine = await statements.query(text.replace('TABLE', 'things'), params);
+      const theirs = await db.query(text.replace('TABLE', 'mirror'), params);
+      expect(mine).toEqual(theirs);
+    }
+    await db.exec('drop table mirror');
+  });
+
+  it('answers through PGlite\'s parser what it does not read itself: a notice, then the rows', async () => {
+    const statements = new PreparedStatements(db);
+    await db.exec(`create or replace function noisy(x int) returns int language plpgsql as $$ begin raise notice 'counting %', x; return x + 1; end $$`);
+    const { rows } = await statements.query<{ v: number }>('select noisy($1) as v', [41]);
+    expect(rows).toEqual([{ v: 42 }]);
+  });
+
   it('prepares each SQL text once and runs it again by name', async () => {
     const statements = new PreparedStatements(db);
     for (let i = 0; i < 8; i++) await statements.query('select $1::int + 1 as next', [i]);
