@@ -43,7 +43,7 @@ export function readPlainResults<R>(raw: Uint8Array, parsers: Record<number, Par
   const text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   let fields: { name: string; dataTypeID: number }[] = [];
   let parse: (Parser | undefined)[] = [];
-  let rows: Record<string, unknown>[] = [];
+  const rows: Record<string, unknown>[] = [];
   let affectedRows = 0;
   for (let at = 0; at < raw.length; ) {
     const type = raw[at];
