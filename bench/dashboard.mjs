@@ -12,7 +12,7 @@
 // Berth runs as a child process (roles manager + web) from dist/ and .next/ (each built first when missing or
 // stale, as `npm start` decides), on a temporary data directory and free loopback ports; the browser (Debian's
 // Chromium through playwright-core, as the e2e tests launch it) and the load run here. Knobs: BENCH_PAGE_LOADS
-// (20 per cache state), BENCH_RELAY_REQUESTS (500 per case), BENCH_RELAY_CONCURRENCY (8), BENCH_SESSIONS (3),
+// (20 per cache state), BENCH_RELAY_REQUESTS (1,500 per case), BENCH_RELAY_CONCURRENCY (8), BENCH_SESSIONS (3),
 // BENCH_QUEUED_SESSIONS (1000: the session list is timed again with that many more sessions, queued in a scaling
 // group without agents so no process starts), BENCH_JS_BUDGET_KIB (see BUDGET_KIB), BENCH_CPU_PROF (a directory: Berth
 // runs with --cpu-prof into it).
@@ -36,7 +36,7 @@ const nextDir = path.join(root, '.next');
  */
 const BUDGET_KIB = Number(process.env.BENCH_JS_BUDGET_KIB ?? 300);
 const PAGE_LOADS = Number(process.env.BENCH_PAGE_LOADS ?? 20);
-const RELAY_REQUESTS = Number(process.env.BENCH_RELAY_REQUESTS ?? 500);
+const RELAY_REQUESTS = Number(process.env.BENCH_RELAY_REQUESTS ?? 1500);
 const RELAY_CONCURRENCY = Number(process.env.BENCH_RELAY_CONCURRENCY ?? 8);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3);
 const QUEUED_SESSIONS = Number(process.env.BENCH_QUEUED_SESSIONS ?? 1000);
@@ -262,15 +262,19 @@ async function timeRequests(send, count, concurrency) {
 
 /**
  * Direct and relayed (and, when given, the floor: a bare route handler of the same Next server), in alternating
- * blocks (5 each) so all see the same drift of a shared machine; answers the pooled samples of each.
+ * blocks (6 each) so all see the same drift of a shared machine; answers the pooled samples of each. The order
+ * turns by one each block, so no case always runs right after another: a block of direct calls (~4,500 req/s at
+ * concurrency 8) leaves a garbage collection due, and with a fixed order the relay's block always paid it (0.70
+ * of the floor in the same run where blocks in turns measured 0.77).
  */
 async function compareRelay(sends, concurrency) {
-  const blocks = 5;
+  const blocks = 6;
   const perBlock = Math.ceil(RELAY_REQUESTS / blocks);
   const result = Object.fromEntries(Object.keys(sends).map((key) => [key, { times: [], failed: 0, ms: 0 }]));
   for (const send of Object.values(sends)) await timeRequests(send, 50, concurrency); // warm-up: connections, JIT, caches
+  const cases = Object.entries(sends);
   for (let b = 0; b < blocks; b++) {
-    for (const [key, send] of Object.entries(sends)) {
+    for (const [key, send] of [...cases.slice(b % cases.length), ...cases.slice(0, b % cases.length)]) {
       const { times, failed, ms } = await timeRequests(send, perBlock, concurrency);
       result[key].times.push(...times);
       result[key].failed += failed;
@@ -345,7 +349,7 @@ async function reportRelay(webUrl, cookie, user) {
       relay: () => relayRequest(webUrl, cookie, 'POST', '/admin/gql', LIST_BODY),
     },
   ];
-  console.log(`\nThe relay's added latency: ${RELAY_REQUESTS} requests per case, direct and relayed in alternating blocks; direct = signed here by the signing client, relayed = browser-like request with the session cookie → BFF (unseal, sign) → manager`);
+  console.log(`\nThe relay's added latency: ${RELAY_REQUESTS} requests per case, direct and relayed in alternating blocks, their order turning; direct = signed here by the signing client, relayed = browser-like request with the session cookie → BFF (unseal, sign) → manager`);
   console.log('| call | concurrency | direct p50 ms | p99 ms | req/s | relayed p50 ms | p99 ms | req/s | added p50 ms | added p99 ms | non-200 |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let failures = 0;
