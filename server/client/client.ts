@@ -75,14 +75,18 @@ export class BerthClient {
   readonly endpoint: URL;
   private readonly agent: http.Agent;
 
-  constructor(private readonly options: ClientOptions) {
-    this.endpoint = new URL(options.endpoint);
+  /** `endpoint`: options.endpoint already parsed (withCredentials, once per relayed call, skips parsing it again). */
+  constructor(
+    private readonly options: ClientOptions,
+    endpoint?: URL,
+  ) {
+    this.endpoint = endpoint ?? new URL(options.endpoint);
     const Agent = this.endpoint.protocol === 'https:' ? https.Agent : http.Agent;
     this.agent = options.agent ?? new Agent({ keepAlive: true, maxSockets: 64 });
   }
 
   withCredentials(credentials: Credentials): BerthClient {
-    return new BerthClient({ ...this.options, ...credentials, agent: this.agent });
+    return new BerthClient({ ...this.options, ...credentials, agent: this.agent }, this.endpoint);
   }
 
   /** Sends one request and returns the raw response, whatever its status. */

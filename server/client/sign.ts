@@ -48,17 +48,33 @@ function parseDateText(value: string): Date | null {
 
 const pad = (n: number) => (n < 10 ? '0' : '') + n;
 
-let lastSignEpoch = NaN;
+let lastSignSecond = NaN;
 let lastSignDate = '';
 
 /** The date as it enters the string to sign: YYYYmmddTHHMMSSZ in UTC. */
 export function formatSignDate(date: Date): string {
   // A busy client signs many requests within one second: format each second once.
-  const epoch = date.getTime();
-  if (epoch === lastSignEpoch) return lastSignDate;
+  const second = Math.floor(date.getTime() / 1000);
+  if (second === lastSignSecond) return lastSignDate;
   lastSignDate = `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}T${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
-  lastSignEpoch = epoch;
+  lastSignSecond = second;
   return lastSignDate;
+}
+
+let lastHeaderSecond = NaN;
+let lastHeaderDate = '';
+
+/**
+ * The Date header a client sends: ISO 8601 to the second, as signed (the string to sign has no milliseconds). The
+ * same text for every request within a second, so the manager's parse of it is remembered (parseRequestDate).
+ */
+export function formatDateHeader(date: Date): string {
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== lastHeaderSecond) {
+    lastHeaderDate = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+    lastHeaderSecond = second;
+  }
+  return lastHeaderDate;
 }
 
 const isHeaderSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
@@ -169,7 +185,7 @@ export function signRequest(input: SignRequestInput): Record<string, string> {
     bodySha256,
   });
   return {
-    Date: date.toISOString(),
+    Date: formatDateHeader(date),
     'Content-Type': contentType,
     'X-Svc-Version': version,
     Authorization: `${AUTH_SCHEME} signMethod=HMAC-SHA256, credential=${input.accessKey}:${signature}`,

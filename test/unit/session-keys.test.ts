@@ -64,6 +64,17 @@ describe('session keys from the sealed cookie', () => {
 
   it('remembers a bounded number of cookies', async () => {
     for (let i = 0; i < MAX_REMEMBERED + 20; i++) expect(await read(await sealed(`AKMANY${i}`))).not.toBeNull();
-    expect(rememberedSessions()).toBeLessThanOrEqual(MAX_REMEMBERED);
+    expect(rememberedSessions().cookies).toBeLessThanOrEqual(MAX_REMEMBERED);
+    expect(rememberedSessions().headers).toBeLessThanOrEqual(MAX_REMEMBERED);
+  });
+
+  it('answers the same keys when other cookies beside the session change, and refuses once it is gone', async () => {
+    const token = await sealed('AKBESIDE');
+    const keys = { accessKey: 'AKBESIDE', secretKey: 'secret-of-AKBESIDE' };
+    expect(await read(token)).toEqual(keys);
+    expect(await sessionKeys({ cookie: `${COOKIE}=${token}; theme=light` }, SECRET)).toEqual(keys);
+    expect(await sessionKeys({ cookie: `theme=dark; other=1` }, SECRET)).toBeNull();
+    expect(await sessionKeys({ cookie: `theme=dark; ${COOKIE}=${tampered(token)}; other=1` }, SECRET)).toBeNull();
+    expect(await read(token)).toEqual(keys);
   });
 });

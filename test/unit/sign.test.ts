@@ -99,6 +99,14 @@ describe('request signing (CONTRACT §2.2)', () => {
     expect(parsed.signature).toBe('16f025b1407b351a64782e92197e43f6caec509c55802db8e2c8cf0443667897');
     expect(parseRequestDate(headers.Date)!.getTime()).toBe(WHEN.getTime());
   });
+
+  it('sends the Date to the second, as it is signed, whatever the milliseconds', () => {
+    const sign = (date: Date) => signRequest({ method: 'GET', uri: '/v2', host: HOST, accessKey: 'AKTEST', secretKey: SECRET, date });
+    const later = sign(new Date(WHEN.getTime() + 999));
+    expect(later.Date).toBe('2026-11-22T07:15:00Z');
+    expect(later.Authorization).toBe(sign(WHEN).Authorization);
+    expect(sign(new Date(WHEN.getTime() + 1000)).Date).toBe('2026-11-22T07:15:01Z');
+  });
 });
 
 describe('request dates', () => {
