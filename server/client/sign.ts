@@ -48,34 +48,30 @@ function parseDateText(value: string): Date | null {
 
 const pad = (n: number) => (n < 10 ? '0' : '') + n;
 
-let lastSignSecond = NaN;
-let lastSignDate = '';
-
-/** The date as it enters the string to sign: YYYYmmddTHHMMSSZ in UTC. */
-export function formatSignDate(date: Date): string {
-  // A busy client signs many requests within one second: format each second once.
-  const second = Math.floor(date.getTime() / 1000);
-  if (second === lastSignSecond) return lastSignDate;
-  lastSignDate = `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}T${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
-  lastSignSecond = second;
-  return lastSignDate;
+/** `format`, computed once per second of the date: a busy client signs many requests within one second. */
+function oncePerSecond(format: (date: Date) => string): (date: Date) => string {
+  let lastSecond = NaN;
+  let last = '';
+  return (date) => {
+    const second = Math.floor(date.getTime() / 1000);
+    if (second !== lastSecond) {
+      last = format(date);
+      lastSecond = second;
+    }
+    return last;
+  };
 }
 
-let lastHeaderSecond = NaN;
-let lastHeaderDate = '';
+/** The date as it enters the string to sign: YYYYmmddTHHMMSSZ in UTC. */
+export const formatSignDate = oncePerSecond(
+  (date) => `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}T${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`,
+);
 
 /**
  * The Date header a client sends: ISO 8601 to the second, as signed (the string to sign has no milliseconds). The
  * same text for every request within a second, so the manager's parse of it is remembered (parseRequestDate).
  */
-export function formatDateHeader(date: Date): string {
-  const second = Math.floor(date.getTime() / 1000);
-  if (second !== lastHeaderSecond) {
-    lastHeaderDate = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
-    lastHeaderSecond = second;
-  }
-  return lastHeaderDate;
-}
+export const formatDateHeader = oncePerSecond((date) => `${date.toISOString().slice(0, 19)}Z`);
 
 const isHeaderSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
 
