@@ -70,15 +70,20 @@ export async function startModelServer(app: App, endpoint: Endpoint, route: Rout
 
 /** The route failed: recorded with its error, counted in the service's retries, its session ended. */
 export async function failRoute(app: App, routeId: string, error: Record<string, unknown>): Promise<void> {
-  const failed = await app.db
-    .updateTable('routings')
-    .set({ status: 'failed_to_start', error: json(error), status_changed: new Date() })
-    .where('id', '=', routeId)
-    .where('status', 'in', ['provisioning', 'healthy', 'unhealthy'])
-    .returningAll()
-    .executeTakeFirst();
+  // One transaction: a scaler pass that sees the route failed must also see the retry counted, or it provisions
+  // one start more than SERVICE_MAX_RETRIES allows.
+  const failed = await app.db.transaction().execute(async (trx) => {
+    const route = await trx
+      .updateTable('routings')
+      .set({ status: 'failed_to_start', error: json(error), status_changed: new Date() })
+      .where('id', '=', routeId)
+      .where('status', 'in', ['provisioning', 'healthy', 'unhealthy'])
+      .returningAll()
+      .executeTakeFirst();
+    if (route) await trx.updateTable('endpoints').set((eb) => ({ retries: eb('retries', '+', 1) })).where('id', '=', route.endpoint_id).execute();
+    return route;
+  });
   if (!failed) return;
-  await app.db.updateTable('endpoints').set((eb) => ({ retries: eb('retries', '+', 1) })).where('id', '=', failed.endpoint_id).execute();
   if (failed.session_id) await endSession(app, failed.session_id, 'failed-to-start');
 }
 
