@@ -1,7 +1,7 @@
 // Memory of the whole product, started as a user starts it (`npm start`'s Node flags and dist/server.mjs with every role, a fresh
 // data directory): the RSS of every process it leaves running, idle after start, right after a standard workload
 // (sessions started and ended, 1 GiB uploaded and downloaded, 10,000 signed API calls, every dashboard page loaded
-// once in Chromium) and 60 s later; idle is read 60 s after start too. Baselines in the same run: a bare node:http
+// once in Chromium) and 60 s later; idle is read as long after start. Baselines in the same run: a bare node:http
 // process, and PGlite alone on a copy of the same database (the floor the embedded database sets). Then Berth's
 // process at those three moments by kind of memory (./rss-kinds.mjs: V8's heap and code, malloc's, PGlite's
 // WebAssembly, the binary's pages).
