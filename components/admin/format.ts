@@ -2,6 +2,7 @@
  * How amounts read for a person: resource slots (CONTRACT §1.6: decimal strings, "Infinity" for no limit, "NaN"
  * for a figure the operator does not show), byte sizes in binary units, and times.
  */
+import { onFirstUse } from '../ui/onFirstUse';
 
 export type SlotUnit = 'count' | 'bytes';
 export type SlotUnits = Record<string, SlotUnit>;
@@ -78,12 +79,12 @@ export function usedPercent(used: string | number | undefined, limit: string | n
   return Math.min(100, Math.max(0, (u / l) * 100));
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateTime = onFirstUse(() => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
 
 export function formatDateTime(value: string | number | Date | null | undefined): string {
   if (value === null || value === undefined || value === '') return '—';
   const date = value instanceof Date ? value : new Date(typeof value === 'number' ? value : value);
-  return Number.isNaN(date.getTime()) ? '—' : dateTime.format(date);
+  return Number.isNaN(date.getTime()) ? '—' : dateTime().format(date);
 }
 
 /** "3 minutes ago", "in 2 days". */

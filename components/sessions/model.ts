@@ -1,4 +1,5 @@
 /** What the sessions pages show: the shapes the manager answers with, status groups and display helpers. */
+import { onFirstUse } from '../ui/onFirstUse';
 
 /** A row of the session list (GraphQL compute_session_list). */
 export interface SessionSummary {
@@ -136,16 +137,16 @@ export function parseSlots(text: string | null | undefined): Record<string, stri
   }
 }
 
-const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const relative = onFirstUse(() => new Intl.RelativeTimeFormat('en', { numeric: 'auto' }));
 
 /** "3 minutes ago"; `now` is passed in so server and browser render the same text. */
 export function relativeTime(iso: string, now: number): string {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
   const abs = Math.abs(seconds);
-  if (abs < 60) return RELATIVE.format(seconds, 'second');
-  if (abs < 3600) return RELATIVE.format(Math.round(seconds / 60), 'minute');
-  if (abs < 86400) return RELATIVE.format(Math.round(seconds / 3600), 'hour');
-  return RELATIVE.format(Math.round(seconds / 86400), 'day');
+  if (abs < 60) return relative().format(seconds, 'second');
+  if (abs < 3600) return relative().format(Math.round(seconds / 60), 'minute');
+  if (abs < 86400) return relative().format(Math.round(seconds / 3600), 'hour');
+  return relative().format(Math.round(seconds / 86400), 'day');
 }
 
 export function formatDateTime(iso: string | null | undefined): string {

@@ -12,6 +12,7 @@ import Grid from '@mui/material/Grid';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { LineChart } from '@mui/x-charts/LineChart';
+import { onFirstUse } from '@/components/ui/onFirstUse';
 import { EmptyState } from '@/components/ui/feedback';
 import { formatBytesLocale, formatCountLocale, STAT_CHARTS, statPoints, type StatBin, type StatRange } from './stats';
 
@@ -21,7 +22,7 @@ function dateFormat(range: StatRange): Intl.DateTimeFormat {
     : new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 }
 
-const TOOLTIP_DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const tooltipDate = onFirstUse(() => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
 
 export default function StatCharts({ bins, range, scope }: { bins: StatBin[]; range: StatRange; scope: string }) {
   const points = useMemo(() => statPoints(bins, range), [bins, range]);
@@ -55,7 +56,7 @@ export default function StatCharts({ bins, range, scope }: { bins: StatBin[]; ra
                   height={220}
                   skipAnimation
                   margin={{ left: 8, right: 16 }}
-                  xAxis={[{ data: dates, scaleType: 'time', valueFormatter: (d: Date, ctx) => (ctx.location === 'tooltip' ? TOOLTIP_DATE.format(d) : axisDate.format(d)) }]}
+                  xAxis={[{ data: dates, scaleType: 'time', valueFormatter: (d: Date, ctx) => (ctx.location === 'tooltip' ? tooltipDate().format(d) : axisDate.format(d)) }]}
                   yAxis={[{ valueFormatter: (v: number) => format(v), width: chart.unit === 'bytes' ? 72 : 40, min: 0 }]}
                   series={chart.fields.map(({ field, label }) => ({
                     data: points.map((p) => p.values[field]),
