@@ -12,7 +12,7 @@ import Grid from '@mui/material/Grid';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { LineChart } from '@mui/x-charts/LineChart';
-import { onFirstUse } from '@/components/ui/onFirstUse';
+import { formatDateTime } from '@/components/admin/format';
 import { EmptyState } from '@/components/ui/feedback';
 import { formatBytesLocale, formatCountLocale, STAT_CHARTS, statPoints, type StatBin, type StatRange } from './stats';
 
@@ -21,8 +21,6 @@ function dateFormat(range: StatRange): Intl.DateTimeFormat {
     ? new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' })
     : new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 }
-
-const tooltipDate = onFirstUse(() => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
 
 export default function StatCharts({ bins, range, scope }: { bins: StatBin[]; range: StatRange; scope: string }) {
   const points = useMemo(() => statPoints(bins, range), [bins, range]);
@@ -56,7 +54,7 @@ export default function StatCharts({ bins, range, scope }: { bins: StatBin[]; ra
                   height={220}
                   skipAnimation
                   margin={{ left: 8, right: 16 }}
-                  xAxis={[{ data: dates, scaleType: 'time', valueFormatter: (d: Date, ctx) => (ctx.location === 'tooltip' ? tooltipDate().format(d) : axisDate.format(d)) }]}
+                  xAxis={[{ data: dates, scaleType: 'time', valueFormatter: (d: Date, ctx) => (ctx.location === 'tooltip' ? formatDateTime(d) : axisDate.format(d)) }]}
                   yAxis={[{ valueFormatter: (v: number) => format(v), width: chart.unit === 'bytes' ? 72 : 40, min: 0 }]}
                   series={chart.fields.map(({ field, label }) => ({
                     data: points.map((p) => p.values[field]),
