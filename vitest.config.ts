@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Integration tests run once per database: embedded PGlite always, PostgreSQL when the test command started one.
@@ -21,7 +22,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      // Unit tests import dashboard modules too, which name each other by tsconfig.json's `@/` paths.
+      {
+        resolve: { alias: [{ find: /^@\//, replacement: fileURLToPath(new URL('./', import.meta.url)) }] },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
+      },
       ...databases.map((db) => ({
         test: {
           name: db,

@@ -4,12 +4,11 @@
  * placeholder rows while the list loads, the pager, and the error / loading / empty states of a card that holds
  * a list.
  */
-import type { ReactNode } from 'react';
+import { useEffect, useReducer, type ReactNode } from 'react';
 import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';
 import Skeleton from '@mui/material/Skeleton';
 import TableCell from '@mui/material/TableCell';
-import TablePagination from '@mui/material/TablePagination';
 import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import { Loading, ProblemAlert, VisuallyHidden } from './feedback';
@@ -49,6 +48,28 @@ export function SkeletonRows({ colSpan }: { colSpan: number }) {
   );
 }
 
+type TablePaginationComponent = typeof import('@mui/material/TablePagination').default;
+
+// MUI's TablePagination builds an Intl.NumberFormat as its module loads, and a process's first Intl formatter reads
+// ICU's locale data and code out of Node's binary: ~4 MiB that then stay resident in Berth's one process. The
+// server renders every table before its data, so never a pager; the module is loaded in the browser only, as soon
+// as this one is, long before a list's data arrives (docs/architecture.md, "Memory").
+let TablePagination: TablePaginationComponent | undefined;
+const tablePaginationLoaded =
+  typeof window === 'undefined'
+    ? undefined
+    : import('@mui/material/TablePagination').then((module) => {
+        TablePagination = module.default;
+      });
+
+/** Renders again once TablePagination has loaded, if it had not when this first rendered (a cold start). */
+function useTablePaginationLoaded(): void {
+  const [, loaded] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => {
+    if (!TablePagination) void tablePaginationLoaded?.then(loaded);
+  }, []);
+}
+
 /** The pager under a table; a new page size starts again at the first page. */
 export function TablePager({
   count,
@@ -65,6 +86,8 @@ export function TablePager({
   onPageSize: (size: number) => void;
   pageSizes: number[];
 }) {
+  useTablePaginationLoaded();
+  if (!TablePagination) return null;
   return (
     <TablePagination
       component="div"

@@ -204,6 +204,8 @@ describe('administration', () => {
     await page.getByLabel('Search').fill('grace');
     await table.getByText(admin.email).waitFor({ state: 'detached' });
     expect(await table.locator('tbody tr').count()).toBe(1);
+    // The pager under the table counts what the search found.
+    await page.getByText('1–1 of 1', { exact: true }).waitFor();
 
     // The user's page lists their keypair by a hint, never by the key.
     await table.getByRole('link', { name: NEW_USER.email }).click();

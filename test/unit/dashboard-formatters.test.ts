@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 // The dashboard's formatters build their Intl objects on first use, not when their module loads: the server renders
 // each page before its data arrives, and one Intl formatter reads megabytes of ICU data into Berth's process.
-const { DateTimeFormat, RelativeTimeFormat } = Intl;
+const { DateTimeFormat, NumberFormat, RelativeTimeFormat } = Intl;
 
 /** Counts the formatters built, each a real one. */
 function countConstructions() {
@@ -45,5 +45,17 @@ describe('dashboard formatters', () => {
     expect(relativeTime(new Date(now - 3 * 60_000).toISOString(), now)).toBe('3 minutes ago');
     expect(relativeTime(new Date(now + 2 * 86_400_000).toISOString(), now)).toBe('in 2 days');
     expect(relativeTimeFormat).toHaveBeenCalledTimes(1);
+  });
+
+  // MUI's TablePagination builds an Intl.NumberFormat as its module loads; the table pager loads it in the browser only.
+  it('leave MUI\'s TablePagination unloaded outside the browser', async () => {
+    const numberFormat = vi.spyOn(Intl, 'NumberFormat').mockImplementation(function (...args) {
+      return new NumberFormat(...args);
+    });
+    await import('../../components/ui/tableParts');
+    expect(numberFormat).not.toHaveBeenCalled();
+    // The spy sees the module's formatter when it does load (so the line above could fail).
+    await import('@mui/material/TablePagination');
+    expect(numberFormat).toHaveBeenCalled();
   });
 });

@@ -14,7 +14,6 @@ import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
 import TableContainer from '@mui/material/TableContainer';
 import TableHead from '@mui/material/TableHead';
-import TablePagination from '@mui/material/TablePagination';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
@@ -22,6 +21,7 @@ import { PersonAddIcon, SearchIcon } from '@/components/frame/icons';
 import { formatDateTime } from '../format';
 import { EmptyState, Loading, ProblemAlert } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/PageHeader';
+import { TablePager } from '@/components/ui/tableParts';
 import { useToast } from '@/components/ui/useToast';
 import { CreateUserDialog } from './CreateUserDialog';
 import { ROLE_LABELS, STATUS_LABELS, USER_STATUSES, useUserList, type AdminUser } from './useUsers';
@@ -167,14 +167,13 @@ export function UsersView() {
                 </TableBody>
               </Table>
             </TableContainer>
-            <TablePagination
-              component="div"
+            <TablePager
               count={list.total_count}
               page={Math.min(page, Math.max(0, Math.ceil(list.total_count / pageSize) - 1))}
-              onPageChange={(_e, next) => setPage(next)}
-              rowsPerPage={pageSize}
-              rowsPerPageOptions={PAGE_SIZES}
-              onRowsPerPageChange={(e) => setPageSize(Number(e.target.value))}
+              onPage={setPage}
+              pageSize={pageSize}
+              onPageSize={setPageSize}
+              pageSizes={PAGE_SIZES}
             />
           </>
         )}
