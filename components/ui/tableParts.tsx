@@ -4,7 +4,8 @@
  * placeholder rows while the list loads, the pager, and the error / loading / empty states of a card that holds
  * a list.
  */
-import { useEffect, useReducer, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import dynamic from 'next/dynamic';
 import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';
 import Skeleton from '@mui/material/Skeleton';
@@ -48,27 +49,13 @@ export function SkeletonRows({ colSpan }: { colSpan: number }) {
   );
 }
 
-type TablePaginationComponent = typeof import('@mui/material/TablePagination').default;
-
 // MUI's TablePagination builds an Intl.NumberFormat as its module loads, and a process's first Intl formatter reads
 // ICU's locale data and code out of Node's binary: ~4 MiB that then stay resident in Berth's one process. The
-// server renders every table before its data, so never a pager; the module is loaded in the browser only, as soon
-// as this one is, long before a list's data arrives (docs/architecture.md, "Memory").
-let TablePagination: TablePaginationComponent | undefined;
-const tablePaginationLoaded =
-  typeof window === 'undefined'
-    ? undefined
-    : import('@mui/material/TablePagination').then((module) => {
-        TablePagination = module.default;
-      });
-
-/** Renders again once TablePagination has loaded, if it had not when this first rendered (a cold start). */
-function useTablePaginationLoaded(): void {
-  const [, loaded] = useReducer((n: number) => n + 1, 0);
-  useEffect(() => {
-    if (!TablePagination) void tablePaginationLoaded?.then(loaded);
-  }, []);
-}
+// server renders every table before its data, so never a pager: the module is loaded in the browser only, and
+// fetched there as soon as this one loads, long before a list's data arrives (docs/architecture.md, "Memory").
+// (next/dynamic's props type drops the `component` prop of MUI's overloaded component type, hence the cast.)
+const TablePagination = dynamic(() => import('@mui/material/TablePagination'), { ssr: false }) as typeof import('@mui/material/TablePagination').default;
+if (typeof window !== 'undefined') void import('@mui/material/TablePagination');
 
 /** The pager under a table; a new page size starts again at the first page. */
 export function TablePager({
@@ -86,8 +73,6 @@ export function TablePager({
   onPageSize: (size: number) => void;
   pageSizes: number[];
 }) {
-  useTablePaginationLoaded();
-  if (!TablePagination) return null;
   return (
     <TablePagination
       component="div"
