@@ -3,7 +3,7 @@
  * Data access for pages: every call goes to the dashboard's own /api/manager/... relay, which signs it for the
  * manager server-side. Hooks per area (components/<area>/) build on useManager and managerSend.
  */
-import useSWR, { type SWRConfiguration, type SWRResponse } from 'swr';
+import useSWR, { preload, type Key, type SWRConfiguration, type SWRResponse } from 'swr';
 import { ManagerError, problemFrom } from './problem';
 
 export const RELAY_PREFIX = '/api/manager';
@@ -31,4 +31,16 @@ export function managerSend<T = unknown>(method: 'POST' | 'PUT' | 'PATCH' | 'DEL
 /** Reads a manager resource with SWR; `null` skips the request. */
 export function useManager<T>(path: string | null, config?: SWRConfiguration<T, ManagerError>): SWRResponse<T, ManagerError> {
   return useSWR<T, ManagerError>(path, (key: string) => managerFetch<T>(key), config);
+}
+
+/**
+ * Sends a page's first read as soon as the page's module runs in the browser, while React is still hydrating the
+ * page, rather than once it has (SWR's preload: the hook that then asks for the same key takes this request instead
+ * of sending its own). Only while the browser is on `pathname`: a preload nobody takes would be served, stale, to
+ * the next hook asking for that key.
+ */
+export function preloadOnPage(pathname: string, key: Key, fetcher: () => Promise<unknown>): void {
+  if (typeof window === 'undefined' || window.location.pathname !== pathname) return;
+  // A refusal reaches the hook that takes the request; until then it is not an unhandled rejection.
+  (preload(key, fetcher) as Promise<unknown>).catch(() => undefined);
 }

@@ -7,7 +7,7 @@
  */
 import { Upload } from 'tus-js-client';
 import { ManagerError, type ProblemBody } from '@/components/api/problem';
-import { managerSend, useManager } from '@/components/api/useManager';
+import { managerFetch, managerSend, preloadOnPage, useManager } from '@/components/api/useManager';
 
 export type Permission = 'ro' | 'rw' | 'wd';
 export type UsageMode = 'general' | 'data' | 'model';
@@ -59,6 +59,11 @@ export const folderNameProblem = (name: string) => (FOLDER_NAME.test(name) ? nul
 
 export function useFolders() {
   return useManager<FolderSummary[]>('/folders', { refreshInterval: 10_000 });
+}
+
+/** The folders page's list, asked for before the page has hydrated (preloadOnPage). */
+export function preloadFolders(): void {
+  preloadOnPage('/folders', '/folders', () => managerFetch('/folders'));
 }
 
 export function useFolder(id: string) {

@@ -21,7 +21,7 @@ import Typography from '@mui/material/Typography';
 import { AddIcon, TerminalIcon } from '@/components/frame/icons';
 import { StatusChip, useNow } from './common';
 import { formatSlots, parseSlots, queueWords, relativeTime, type SessionSummary } from './model';
-import { useSessionList, type SessionFilter } from './useSessions';
+import { preloadSessionList, useSessionList, type SessionFilter } from './useSessions';
 import { TablePager } from '@/components/ui/tableParts';
 import { RowsTable } from '@/components/ui/RowsTable';
 import { usePaging } from '@/components/ui/usePaging';
@@ -107,8 +107,19 @@ const PAGE_SIZES = [25, 50, 100];
 
 /** The sortable columns; `when` is the start of a running session and the end of a finished one. */
 type SortKey = 'name' | 'status' | 'image' | 'when';
+type Sort = { key: SortKey; desc: boolean };
 
-function SortHeader({ field, sort, onSort, children, sx }: { field: SortKey; sort: { key: SortKey; desc: boolean }; onSort: (key: SortKey) => void; children: ReactNode; sx?: object }) {
+/** The manager's order for a sort: `when` is when a running session started, or when a finished one ended. */
+function orderOf(sort: Sort, filter: SessionFilter): string {
+  const field = sort.key === 'when' ? (filter === 'running' ? 'created_at' : 'terminated_at') : sort.key;
+  return `${sort.desc ? '-' : '+'}${field}`;
+}
+
+const FIRST_FILTER: SessionFilter = 'running';
+const FIRST_SORT: Sort = { key: 'when', desc: true };
+preloadSessionList({ filter: FIRST_FILTER, search: '', page: 0, pageSize: PAGE_SIZES[0], order: orderOf(FIRST_SORT, FIRST_FILTER) });
+
+function SortHeader({ field, sort, onSort, children, sx }: { field: SortKey; sort: Sort; onSort: (key: SortKey) => void; children: ReactNode; sx?: object }) {
   const active = sort.key === field;
   return (
     <TableCell sx={sx} sortDirection={active ? (sort.desc ? 'desc' : 'asc') : false}>
@@ -120,12 +131,11 @@ function SortHeader({ field, sort, onSort, children, sx }: { field: SortKey; sor
 }
 
 export function SessionList() {
-  const [filter, setFilter] = useState<SessionFilter>('running');
+  const [filter, setFilter] = useState<SessionFilter>(FIRST_FILTER);
   const [search, setSearch] = useState('');
   const { page, pageSize, setPage, pager } = usePaging(PAGE_SIZES);
-  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'when', desc: true });
-  const field = sort.key === 'when' ? (filter === 'running' ? 'created_at' : 'terminated_at') : sort.key;
-  const order = `${sort.desc ? '-' : '+'}${field}`;
+  const [sort, setSort] = useState<Sort>(FIRST_SORT);
+  const order = orderOf(sort, filter);
   const { data, error, isLoading } = useSessionList({ filter, search, page, pageSize, order });
   const now = useNow();
   const items = data?.items ?? [];

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef } from 'react';
 import useSWR, { useSWRConfig } from 'swr';
 import { ManagerError, problemFrom } from '@/components/api/problem';
-import { managerFetch, managerSend, RELAY_PREFIX, useManager } from '@/components/api/useManager';
+import { managerFetch, managerSend, preloadOnPage, RELAY_PREFIX, useManager } from '@/components/api/useManager';
 import { graphql, nameFilter } from '@/components/api/graphql';
 import { FINISHED_STATUSES, LIVE_STATUSES, USABLE_STATUSES, type ExecutionResult, type FileListing, type ServicePort, type SessionInfo, type SessionSummary } from './model';
 import { useSessionEvents, type SessionEvent } from './sessionEvents';
@@ -58,25 +58,34 @@ export interface SessionListView {
   order: string;
 }
 
+const listKey = ({ filter, search, page, pageSize, order }: SessionListView) => ['sessions', filter, search, page, pageSize, order];
+
+function fetchSessionPage({ filter, search, page, pageSize, order }: SessionListView): Promise<SessionPage> {
+  const statuses = filter === 'running' ? LIVE_STATUSES : FINISHED_STATUSES;
+  return graphql<{ compute_session_list: SessionPage }>(LIST_QUERY, { status: statuses.join(','), limit: pageSize, offset: page * pageSize, order, filter: nameFilter(search) }).then(
+    (d) => d.compute_session_list,
+  );
+}
+
+/** The sessions page's first view, asked for before the page has hydrated (preloadOnPage). */
+export function preloadSessionList(view: SessionListView): void {
+  preloadOnPage('/sessions', listKey(view), () => fetchSessionPage(view));
+}
+
 /**
  * One page of the user's sessions (their domain's for admins), paged, searched and sorted by the manager so a
  * thousand sessions cost one page; live through the event stream.
  */
-export function useSessionList({ filter, search, page, pageSize, order }: SessionListView) {
+export function useSessionList(view: SessionListView) {
   const { mutate } = useSWRConfig();
   const revalidate = useDebounced(() => void mutate((key) => Array.isArray(key) && key[0] === 'sessions'));
   const connected = useSessionEvents((event) => {
     if (event.name.startsWith('session_')) revalidate();
   });
-  const statuses = filter === 'running' ? LIVE_STATUSES : FINISHED_STATUSES;
-  return useSWR<SessionPage, ManagerError>(
-    ['sessions', filter, search, page, pageSize, order],
-    () =>
-      graphql<{ compute_session_list: SessionPage }>(LIST_QUERY, { status: statuses.join(','), limit: pageSize, offset: page * pageSize, order, filter: nameFilter(search) }).then(
-        (d) => d.compute_session_list,
-      ),
-    { keepPreviousData: true, refreshInterval: connected ? 60_000 : 5_000 },
-  );
+  return useSWR<SessionPage, ManagerError>(listKey(view), () => fetchSessionPage(view), {
+    keepPreviousData: true,
+    refreshInterval: connected ? 60_000 : 5_000,
+  });
 }
 
 const PASSING = ['PENDING', 'SCHEDULED', 'PULLING', 'PREPARING', 'RESTARTING', 'TERMINATING'];

@@ -23,6 +23,7 @@ import { sql } from 'kysely';
 import type { App } from '../app';
 import type { Principal } from '../auth/principal';
 import type { FolderPermission, VFolder } from '../db/schema';
+import { literal, literals } from '../db/literal';
 import { Problem, notFound } from '../http/problem';
 import { toUuid } from './ids';
 
@@ -43,7 +44,7 @@ export type StatusSet = keyof typeof STATUS_SETS;
 /** Statuses of folders in the trash: they keep their data but free their name. */
 export const TRASHED: readonly string[] = ['delete-pending', 'delete-ongoing', 'delete-complete', 'delete-error'];
 /** Statuses no lookup finds any more (being purged, or purged). */
-const GONE: readonly string[] = ['delete-ongoing', 'delete-complete'];
+export const GONE: readonly string[] = ['delete-ongoing', 'delete-complete'];
 
 const RANK: Record<FolderPermission, number> = { ro: 1, rw: 2, wd: 3 };
 export const PERMISSIONS: readonly FolderPermission[] = ['ro', 'rw', 'wd'];
@@ -161,8 +162,8 @@ export interface ReachOptions {
 export function reachableBy(query: FolderQuery, viewer: Viewer, options: ReachOptions = {}): FolderQuery {
   const reach = reachOf(viewer);
   return query.where((eb) => {
-    const user = eb('v.ownership_type', '=', 'user');
-    const group = eb('v.ownership_type', '=', 'group');
+    const user = eb('v.ownership_type', '=', literal('user'));
+    const group = eb('v.ownership_type', '=', literal('group'));
     const ways = [
       eb.and([user, eb('v.user_uuid', '=', reach.userId)]),
       eb('p.user_uuid', 'is not', null),
@@ -171,7 +172,7 @@ export function reachableBy(query: FolderQuery, viewer: Viewer, options: ReachOp
     if (reach.admin) {
       const { admin } = reach;
       const over = (kind: typeof user) =>
-        admin.all ? kind : eb.and([kind, eb(sql<string>`coalesce(u.domain_name, g.domain_name)`, '=', admin.domain), eb(sql<string>`coalesce(u.role, '')`, '<>', 'superadmin')]);
+        admin.all ? kind : eb.and([kind, eb(sql<string>`coalesce(u.domain_name, g.domain_name)`, '=', admin.domain), eb(sql<string>`coalesce(u.role, '')`, '<>', literal('superadmin'))]);
       ways.push(over(group));
       if (!options.byName) ways.push(over(user));
     }
@@ -189,7 +190,7 @@ function statusRank(status: string): number {
  * the viewer's own user folder over others; a remaining tie is 404 too-many-vfolders.
  */
 export async function findFolder(app: App, viewer: Viewer, reference: string): Promise<FolderAccess> {
-  const byName = await reachableBy(folderQuery(app, viewer.userId), viewer, { byName: true }).where('v.name', '=', reference).where('v.status', 'not in', [...GONE]).execute();
+  const byName = await reachableBy(folderQuery(app, viewer.userId), viewer, { byName: true }).where('v.name', '=', reference).where('v.status', 'not in', literals(GONE)).execute();
   const candidates = byName
     .map((row) => accessOf(viewer, row))
     .filter((a): a is FolderAccess => a !== null)
@@ -216,7 +217,7 @@ export async function findFolder(app: App, viewer: Viewer, reference: string): P
 export async function folderById(app: App, viewer: Viewer, id: string): Promise<FolderAccess | null> {
   const uuid = toUuid(id);
   if (!uuid) return null;
-  const row = await folderQuery(app, viewer.userId).where('v.id', '=', uuid).where('v.status', 'not in', [...GONE]).executeTakeFirst();
+  const row = await folderQuery(app, viewer.userId).where('v.id', '=', uuid).where('v.status', 'not in', literals(GONE)).executeTakeFirst();
   return row ? accessOf(viewer, row) : null;
 }
 

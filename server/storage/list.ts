@@ -1,8 +1,9 @@
 /** GET /folders and GET /folders/{name} (CONTRACT §9.2). */
 import type { App } from '../app';
 import { isSuperadmin, type Principal } from '../auth/principal';
+import { literals } from '../db/literal';
 import { Problem, badRequest } from '../http/problem';
-import { accessOf, findFolder, folderQuery, reachableBy, requireStatus, type AccessRoute, type FolderAccess, type FolderQuery, type Viewer } from './access';
+import { GONE, accessOf, findFolder, folderQuery, reachableBy, requireStatus, type AccessRoute, type FolderAccess, type FolderQuery, type Viewer } from './access';
 import { resolveProject } from './projects';
 import { infoShape, listShape } from './shapes';
 import { folderUsage } from './usage';
@@ -40,7 +41,7 @@ export async function listFolders(app: App, caller: Principal, input: ListInput,
     if (!isSuperadmin(caller)) throw new Problem('insufficient-privilege', 'Only superadmins may list the folders of another user.');
     viewer = await viewerByEmail(app, input.owner_user_email);
   }
-  let query = reachableBy(folderQuery(app, viewer.userId), viewer).where('v.status', 'not in', ['delete-ongoing', 'delete-complete']);
+  let query = reachableBy(folderQuery(app, viewer.userId), viewer).where('v.status', 'not in', literals(GONE));
   if (input.group_id) {
     const project = await resolveProject(app, viewer, input.group_id, 'group_id');
     // User folders are listed whatever the project; project folders only of that project.

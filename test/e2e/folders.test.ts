@@ -20,7 +20,7 @@ import type { Berth } from '../../server/start';
 import { createUser } from '../../server/accounts/create-user';
 import { BerthClient } from '../../server/client/client';
 import { screenshotDark } from '../helpers/browser';
-import { launchWatchedBrowser, screenshotDir, signIn as signInAt, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
+import { launchWatchedBrowser, relayCallsDuring, screenshotDir, signIn as signInAt, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const OWNER = { email: 'owner@example.com', username: 'owner', password: 'e2e-folders-owner-123' };
 const GUEST = { email: 'guest@example.com', username: 'guest', password: 'e2e-folders-guest-456' };
@@ -361,8 +361,15 @@ describe('folders in the browser', () => {
       for (let i = 0; i < 30; i++) await client.call('POST', '/folders', { body: { name: `paged-${String(i).padStart(2, '0')}` } });
       // What the page lists: the folders not in the trash (components/folders/useFolders.ts isTrashed).
       const listed = (await client.call('GET', '/folders')).filter((f: { status: string }) => !f.status.startsWith('delete-')).length;
-      await page.goto(`${webUrl}/folders`);
-      await page.locator('[data-testid="folder-row"]').first().waitFor();
+      const calls = await relayCallsDuring(page, async () => {
+        await page.goto(`${webUrl}/folders`);
+        await page.locator('[data-testid="folder-row"]').first().waitFor();
+      });
+      // The list is read once, and first: sent as the page's module ran, before any hook of the hydrated page
+      // (components/api/useManager.ts preloadOnPage), and taken by the list's hook rather than sent again.
+      const listReads = calls.filter((c) => c.method === 'GET' && c.path === '/folders');
+      expect(listReads).toHaveLength(1);
+      expect(calls[0]).toEqual(listReads[0]);
       expect(await page.locator('[data-testid="folder-row"]').count()).toBe(25);
       await page.getByText(`1–25 of ${listed}`).waitFor();
       await page.getByRole('button', { name: 'Go to next page' }).click();

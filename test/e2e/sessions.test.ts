@@ -14,7 +14,7 @@ import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { screenshotDark } from '../helpers/browser';
-import { launchWatchedBrowser, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
+import { launchWatchedBrowser, relayCallsDuring, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const ADMIN_PASSWORD = 'e2e-sessions-admin-123';
 const USER_PASSWORD = 'e2e-sessions-user-456';
@@ -223,6 +223,19 @@ describe('sessions in the dashboard', () => {
     await page.getByRole('button', { name: 'Finished', exact: true }).click();
     await page.locator('[data-testid="session-row"][data-session-name="e2e-live"]').waitFor();
     await page.getByRole('button', { name: 'Running', exact: true }).click();
+  });
+
+  it('asks for the session list once on a full load, before the page has hydrated', async () => {
+    const calls = await relayCallsDuring(page, async () => {
+      await page.goto(`${webUrl}/sessions`);
+      await page.locator(`[data-testid="session-row"][data-session-name="${SESSION}"]`).waitFor();
+    });
+    // Sent as the page's module ran (components/api/useManager.ts preloadOnPage), ahead of every hook of the
+    // hydrated page, and taken by the list's hook rather than sent again.
+    const listReads = calls.filter((c) => c.path === '/admin/gql' && c.body.includes('compute_session_list'));
+    expect(listReads).toHaveLength(1);
+    expect(calls[0]).toEqual(listReads[0]);
+    expect(JSON.parse(listReads[0].body).variables).toMatchObject({ limit: 25, offset: 0, order: '-created_at' });
   });
 
   it('renames the session, and restarts it keeping its files', async () => {

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { readSettings, type BerthSettings } from '../../server/config/env';
 import { startBerth, type Berth } from '../../server/start';
 import { terminateAllSessions } from '../../server/manager/sessions';
@@ -73,6 +73,29 @@ export async function signIn(page: Page, webUrl: string, username: string, passw
   await page.goto(`${webUrl}/login`);
   await fillSignIn(page, username, password);
   await page.waitForURL(`${webUrl}/`);
+}
+
+/** A request the tab sent to the dashboard's relay: its method, the manager's path, and its body. */
+export interface RelayCall {
+  method: string;
+  path: string;
+  body: string;
+}
+
+/** The relay calls `page` sends while `action` runs, in the order they were sent. */
+export async function relayCallsDuring(page: Page, action: () => Promise<void>): Promise<RelayCall[]> {
+  const calls: RelayCall[] = [];
+  const onRequest = (request: Request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.startsWith('/api/manager/')) calls.push({ method: request.method(), path: pathname.slice('/api/manager'.length), body: request.postData() ?? '' });
+  };
+  page.on('request', onRequest);
+  try {
+    await action();
+  } finally {
+    page.off('request', onRequest);
+  }
+  return calls;
 }
 
 export interface WatchedBrowser extends TestBrowser {
