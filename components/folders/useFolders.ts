@@ -57,13 +57,16 @@ export const isMountable = (folder: FolderSummary) => MOUNTABLE.has(folder.statu
 const FOLDER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export const folderNameProblem = (name: string) => (FOLDER_NAME.test(name) ? null : 'Use letters, digits, dots, dashes and underscores (at most 64).');
 
+/** The manager's folder list, read by the folders page's hook and by its preload alike. */
+const FOLDER_LIST = '/folders';
+
 export function useFolders() {
-  return useManager<FolderSummary[]>('/folders', { refreshInterval: 10_000 });
+  return useManager<FolderSummary[]>(FOLDER_LIST, { refreshInterval: 10_000 });
 }
 
 /** The folders page's list, asked for before the page has hydrated (preloadOnPage). */
 export function preloadFolders(): void {
-  preloadOnPage('/folders', '/folders', () => managerFetch('/folders'));
+  preloadOnPage('/folders', FOLDER_LIST, () => managerFetch(FOLDER_LIST));
 }
 
 export function useFolder(id: string) {

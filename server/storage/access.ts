@@ -44,7 +44,7 @@ export type StatusSet = keyof typeof STATUS_SETS;
 /** Statuses of folders in the trash: they keep their data but free their name. */
 export const TRASHED: readonly string[] = ['delete-pending', 'delete-ongoing', 'delete-complete', 'delete-error'];
 /** Statuses no lookup finds any more (being purged, or purged). */
-export const GONE: readonly string[] = ['delete-ongoing', 'delete-complete'];
+const GONE: readonly string[] = ['delete-ongoing', 'delete-complete'];
 
 const RANK: Record<FolderPermission, number> = { ro: 1, rw: 2, wd: 3 };
 export const PERMISSIONS: readonly FolderPermission[] = ['ro', 'rw', 'wd'];
@@ -149,6 +149,11 @@ export function folderQuery(app: App, viewerId: string) {
 
 export type FolderQuery = ReturnType<typeof folderQuery>;
 
+/** Leaves out folders being purged or purged (GONE): no lookup or list finds them. */
+export function notGone(query: FolderQuery): FolderQuery {
+  return query.where('v.status', 'not in', literals(GONE));
+}
+
 export interface ReachOptions {
   /**
    * Only the folders a name may mean (lookups by name, the duplicate-name check): every route but the admin's,
@@ -190,7 +195,7 @@ function statusRank(status: string): number {
  * the viewer's own user folder over others; a remaining tie is 404 too-many-vfolders.
  */
 export async function findFolder(app: App, viewer: Viewer, reference: string): Promise<FolderAccess> {
-  const byName = await reachableBy(folderQuery(app, viewer.userId), viewer, { byName: true }).where('v.name', '=', reference).where('v.status', 'not in', literals(GONE)).execute();
+  const byName = await notGone(reachableBy(folderQuery(app, viewer.userId), viewer, { byName: true })).where('v.name', '=', reference).execute();
   const candidates = byName
     .map((row) => accessOf(viewer, row))
     .filter((a): a is FolderAccess => a !== null)
@@ -217,7 +222,7 @@ export async function findFolder(app: App, viewer: Viewer, reference: string): P
 export async function folderById(app: App, viewer: Viewer, id: string): Promise<FolderAccess | null> {
   const uuid = toUuid(id);
   if (!uuid) return null;
-  const row = await folderQuery(app, viewer.userId).where('v.id', '=', uuid).where('v.status', 'not in', literals(GONE)).executeTakeFirst();
+  const row = await notGone(folderQuery(app, viewer.userId)).where('v.id', '=', uuid).executeTakeFirst();
   return row ? accessOf(viewer, row) : null;
 }
 

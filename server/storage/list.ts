@@ -1,9 +1,8 @@
 /** GET /folders and GET /folders/{name} (CONTRACT §9.2). */
 import type { App } from '../app';
 import { isSuperadmin, type Principal } from '../auth/principal';
-import { literals } from '../db/literal';
 import { Problem, badRequest } from '../http/problem';
-import { GONE, accessOf, findFolder, folderQuery, reachableBy, requireStatus, type AccessRoute, type FolderAccess, type FolderQuery, type Viewer } from './access';
+import { accessOf, findFolder, folderQuery, notGone, reachableBy, requireStatus, type AccessRoute, type FolderAccess, type FolderQuery, type Viewer } from './access';
 import { resolveProject } from './projects';
 import { infoShape, listShape } from './shapes';
 import { folderUsage } from './usage';
@@ -41,7 +40,7 @@ export async function listFolders(app: App, caller: Principal, input: ListInput,
     if (!isSuperadmin(caller)) throw new Problem('insufficient-privilege', 'Only superadmins may list the folders of another user.');
     viewer = await viewerByEmail(app, input.owner_user_email);
   }
-  let query = reachableBy(folderQuery(app, viewer.userId), viewer).where('v.status', 'not in', literals(GONE));
+  let query = notGone(reachableBy(folderQuery(app, viewer.userId), viewer));
   if (input.group_id) {
     const project = await resolveProject(app, viewer, input.group_id, 'group_id');
     // User folders are listed whatever the project; project folders only of that project.
