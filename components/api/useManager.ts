@@ -3,7 +3,7 @@
  * Data access for pages: every call goes to the dashboard's own /api/manager/... relay, which signs it for the
  * manager server-side. Hooks per area (components/<area>/) build on useManager and managerSend.
  */
-import useSWR, { preload, type Key, type SWRConfiguration, type SWRResponse } from 'swr';
+import useSWR, { unstable_serialize, useSWRConfig, type Key, type SWRConfiguration, type SWRResponse } from 'swr';
 import { ManagerError, problemFrom } from './problem';
 
 export const RELAY_PREFIX = '/api/manager';
@@ -34,13 +34,11 @@ export function useManager<T>(path: string | null, config?: SWRConfiguration<T, 
 }
 
 /**
- * Sends a page's first read as soon as the page's module runs in the browser, while React is still hydrating the
- * page, rather than once it has (SWR's preload: the hook that then asks for the same key takes this request instead
- * of sending its own). Only while the browser is on `pathname`: a preload nobody takes would be served, stale, to
- * the next hook asking for that key.
+ * Whether `key`'s data came with the page from its server render (app/lib/page-data.ts, handed over as SWR's
+ * fallback) and nothing has read it since: the hook then has no reason to read it again as it mounts.
  */
-export function preloadOnPage(pathname: string, key: Key, fetcher: () => Promise<unknown>): void {
-  if (typeof window === 'undefined' || window.location.pathname !== pathname) return;
-  // A refusal reaches the hook that takes the request; until then it is not an unhandled rejection.
-  (preload(key, fetcher) as Promise<unknown>).catch(() => undefined);
+export function useServerRendered(key: Key): boolean {
+  const { cache, fallback } = useSWRConfig();
+  const serialized = unstable_serialize(key);
+  return fallback[serialized] !== undefined && cache.get(serialized) === undefined;
 }

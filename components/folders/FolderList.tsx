@@ -22,7 +22,7 @@ import { useNow } from '@/components/sessions/common';
 import { CreateFolderDialog } from './CreateFolderDialog';
 import { FolderActionDialogs, type FolderAction } from './FolderActionDialogs';
 import { Invitations, SentInvitations } from './Invitations';
-import { isTrashed, PERMISSION_LABELS, preloadFolders, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
+import { isTrashed, PERMISSION_LABELS, USAGE_LABELS, useFolders, type FolderSummary } from './useFolders';
 import { ActionsHeaderCell, RowAction, TablePager } from '@/components/ui/tableParts';
 import { useDialogTarget } from '@/components/ui/useDialogTarget';
 import { ListPage } from '@/components/ui/ListPage';
@@ -30,8 +30,6 @@ import { usePaging } from '@/components/ui/usePaging';
 
 /** Pages of the folder list: with hundreds of folders, rendering every row took seconds (bench/pages.mjs). */
 const PAGE_SIZES = [25, 50, 100];
-
-preloadFolders();
 
 function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: number | null; onAction: (action: FolderAction) => void }) {
   // The owner renames and deletes; someone a user folder was shared with may leave it (project folders are left
@@ -64,7 +62,8 @@ function FolderRow({ folder, now, onAction }: { folder: FolderSummary; now: numb
       <TableCell align="right" sx={{ display: { xs: 'none', sm: 'table-cell' } }}>
         {folder.cur_size === null ? '—' : formatBytes(folder.cur_size)}
       </TableCell>
-      <TableCell sx={{ whiteSpace: 'nowrap', display: { xs: 'none', md: 'table-cell' } }} title={new Date(folder.created_at).toLocaleString()}>
+      {/* In the browser's zone, once mounted: the server renders the rows too (the page's first view). */}
+      <TableCell sx={{ whiteSpace: 'nowrap', display: { xs: 'none', md: 'table-cell' } }} title={now === null ? undefined : new Date(folder.created_at).toLocaleString()}>
         {now === null ? '' : relativeTime(folder.created_at, now)}
       </TableCell>
       <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>

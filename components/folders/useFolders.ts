@@ -7,7 +7,8 @@
  */
 import { Upload } from 'tus-js-client';
 import { ManagerError, type ProblemBody } from '@/components/api/problem';
-import { managerFetch, managerSend, preloadOnPage, useManager } from '@/components/api/useManager';
+import { managerSend, useManager, useServerRendered } from '@/components/api/useManager';
+import { FOLDER_LIST } from './folderListQuery';
 
 export type Permission = 'ro' | 'rw' | 'wd';
 export type UsageMode = 'general' | 'data' | 'model';
@@ -58,15 +59,10 @@ const FOLDER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export const folderNameProblem = (name: string) => (FOLDER_NAME.test(name) ? null : 'Use letters, digits, dots, dashes and underscores (at most 64).');
 
 /** The manager's folder list, read by the folders page's hook and by its preload alike. */
-const FOLDER_LIST = '/folders';
-
 export function useFolders() {
-  return useManager<FolderSummary[]>(FOLDER_LIST, { refreshInterval: 10_000 });
-}
-
-/** The folders page's list, asked for before the page has hydrated (preloadOnPage). */
-export function preloadFolders(): void {
-  preloadOnPage('/folders', FOLDER_LIST, () => managerFetch(FOLDER_LIST));
+  // The folders page's server render reads the list (app/(dashboard)/folders/page.tsx): its rows are in the HTML.
+  const serverRendered = useServerRendered(FOLDER_LIST);
+  return useManager<FolderSummary[]>(FOLDER_LIST, { refreshInterval: 10_000, revalidateOnMount: !serverRendered });
 }
 
 export function useFolder(id: string) {

@@ -21,7 +21,8 @@ import Typography from '@mui/material/Typography';
 import { AddIcon, TerminalIcon } from '@/components/frame/icons';
 import { StatusChip, useNow } from './common';
 import { formatSlots, parseSlots, queueWords, relativeTime, type SessionSummary } from './model';
-import { preloadSessionList, useSessionList, type SessionFilter } from './useSessions';
+import { useSessionList } from './useSessions';
+import { FIRST_FILTER, FIRST_SORT, orderOf, PAGE_SIZES, type SessionFilter, type Sort, type SortKey } from './sessionListQuery';
 import { TablePager } from '@/components/ui/tableParts';
 import { RowsTable } from '@/components/ui/RowsTable';
 import { usePaging } from '@/components/ui/usePaging';
@@ -84,7 +85,7 @@ function SessionRow({ session, now }: { session: SessionSummary; now: number | n
         {session.status === 'PENDING' && (
           <Typography variant="caption" color="text.secondary" sx={{ display: 'block', maxWidth: 360 }} data-testid="queue-place">
             {session.status_info ? `${session.status_info} ` : ''}
-            {queueWords(session.queue_position, session.estimated_start)}
+            {now !== null && queueWords(session.queue_position, session.estimated_start)}
           </Typography>
         )}
       </TableCell>
@@ -96,28 +97,13 @@ function SessionRow({ session, now }: { session: SessionSummary; now: number | n
         </Stack>
       </TableCell>
       <TableCell sx={{ display: { xs: 'none', lg: 'table-cell' } }}>{session.type}</TableCell>
-      <TableCell sx={{ whiteSpace: 'nowrap' }} title={new Date(when).toLocaleString()}>
+      {/* Times in the browser's zone and words once mounted: the server renders the rows too (the page's first view). */}
+      <TableCell sx={{ whiteSpace: 'nowrap' }} title={now === null ? undefined : new Date(when).toLocaleString()}>
         {now === null ? '' : relativeTime(when, now)}
       </TableCell>
     </TableRow>
   );
 }
-
-const PAGE_SIZES = [25, 50, 100];
-
-/** The sortable columns; `when` is the start of a running session and the end of a finished one. */
-type SortKey = 'name' | 'status' | 'image' | 'when';
-type Sort = { key: SortKey; desc: boolean };
-
-/** The manager's order for a sort: `when` is when a running session started, or when a finished one ended. */
-function orderOf(sort: Sort, filter: SessionFilter): string {
-  const field = sort.key === 'when' ? (filter === 'running' ? 'created_at' : 'terminated_at') : sort.key;
-  return `${sort.desc ? '-' : '+'}${field}`;
-}
-
-const FIRST_FILTER: SessionFilter = 'running';
-const FIRST_SORT: Sort = { key: 'when', desc: true };
-preloadSessionList({ filter: FIRST_FILTER, search: '', page: 0, pageSize: PAGE_SIZES[0], order: orderOf(FIRST_SORT, FIRST_FILTER) });
 
 function SortHeader({ field, sort, onSort, children, sx }: { field: SortKey; sort: Sort; onSort: (key: SortKey) => void; children: ReactNode; sx?: object }) {
   const active = sort.key === field;

@@ -7,24 +7,11 @@
 import { useCallback, useEffect, useRef } from 'react';
 import useSWR, { useSWRConfig } from 'swr';
 import { ManagerError, problemFrom } from '@/components/api/problem';
-import { managerFetch, managerSend, preloadOnPage, RELAY_PREFIX, useManager } from '@/components/api/useManager';
-import { graphql, nameFilter } from '@/components/api/graphql';
-import { FINISHED_STATUSES, LIVE_STATUSES, USABLE_STATUSES, type ExecutionResult, type FileListing, type ServicePort, type SessionInfo, type SessionSummary } from './model';
+import { managerFetch, managerSend, RELAY_PREFIX, useManager, useServerRendered } from '@/components/api/useManager';
+import { graphql } from '@/components/api/graphql';
+import { USABLE_STATUSES, type ExecutionResult, type FileListing, type ServicePort, type SessionInfo } from './model';
+import { SESSION_LIST_QUERY, sessionListKey, sessionListVariables, type SessionListView, type SessionPage } from './sessionListQuery';
 import { useSessionEvents, type SessionEvent } from './sessionEvents';
-
-export type SessionFilter = 'running' | 'finished';
-
-const LIST_QUERY = `query($status: String, $limit: Int, $offset: Int, $order: String, $filter: String) {
-  compute_session_list(status: $status, limit: $limit, offset: $offset, order: $order, filter: $filter) {
-    total_count
-    items { id name type status status_info queue_position estimated_start image created_at terminated_at occupied_slots cluster_size group_name }
-  }
-}`;
-
-interface SessionPage {
-  total_count: number;
-  items: SessionSummary[];
-}
 
 const sessionPath = (id: string) => `/session/${encodeURIComponent(id)}`;
 const DEBOUNCE_MS = 250;
@@ -48,28 +35,8 @@ function useDebounced(revalidate: () => void): () => void {
   }, []);
 }
 
-export interface SessionListView {
-  filter: SessionFilter;
-  /** Text the name must contain (any case). */
-  search: string;
-  page: number;
-  pageSize: number;
-  /** The manager's order, e.g. "-created_at" (newest first) or "+name". */
-  order: string;
-}
-
-const listKey = ({ filter, search, page, pageSize, order }: SessionListView) => ['sessions', filter, search, page, pageSize, order];
-
-function fetchSessionPage({ filter, search, page, pageSize, order }: SessionListView): Promise<SessionPage> {
-  const statuses = filter === 'running' ? LIVE_STATUSES : FINISHED_STATUSES;
-  return graphql<{ compute_session_list: SessionPage }>(LIST_QUERY, { status: statuses.join(','), limit: pageSize, offset: page * pageSize, order, filter: nameFilter(search) }).then(
-    (d) => d.compute_session_list,
-  );
-}
-
-/** The sessions page's first view, asked for before the page has hydrated (preloadOnPage). */
-export function preloadSessionList(view: SessionListView): void {
-  preloadOnPage('/sessions', listKey(view), () => fetchSessionPage(view));
+function fetchSessionPage(view: SessionListView): Promise<SessionPage> {
+  return graphql<{ compute_session_list: SessionPage }>(SESSION_LIST_QUERY, sessionListVariables(view)).then((d) => d.compute_session_list);
 }
 
 /**
@@ -78,11 +45,15 @@ export function preloadSessionList(view: SessionListView): void {
  */
 export function useSessionList(view: SessionListView) {
   const { mutate } = useSWRConfig();
-  const revalidate = useDebounced(() => void mutate((key) => Array.isArray(key) && key[0] === 'sessions'));
+  const key = sessionListKey(view);
+  // The page's server render reads its first view (app/(dashboard)/sessions/page.tsx): its rows are in the HTML.
+  const serverRendered = useServerRendered(key);
+  const revalidate = useDebounced(() => void mutate((other) => Array.isArray(other) && other[0] === 'sessions'));
   const connected = useSessionEvents((event) => {
     if (event.name.startsWith('session_')) revalidate();
   });
-  return useSWR<SessionPage, ManagerError>(listKey(view), () => fetchSessionPage(view), {
+  return useSWR<SessionPage, ManagerError>(key, () => fetchSessionPage(view), {
+    revalidateOnMount: !serverRendered,
     keepPreviousData: true,
     refreshInterval: connected ? 60_000 : 5_000,
   });

@@ -225,17 +225,27 @@ describe('sessions in the dashboard', () => {
     await page.getByRole('button', { name: 'Running', exact: true }).click();
   });
 
-  it('asks for the session list once on a full load, before the page has hydrated', async () => {
+  it("sends the list's first page in the page's HTML, reads no list on a full load, and stays live", async () => {
+    // Read by the page's server render with the user's keys (app/lib/page-data.ts), handed to the list's hook.
+    const html = await (await page.request.get(`${webUrl}/sessions`)).text();
+    expect(html).toContain(`data-session-name="${SESSION}"`);
+
+    const row = (name: string) => page.locator(`[data-testid="session-row"][data-session-name="${name}"]`);
     const calls = await relayCallsDuring(page, async () => {
       await page.goto(`${webUrl}/sessions`);
-      await page.locator(`[data-testid="session-row"][data-session-name="${SESSION}"]`).waitFor();
+      // The relative start time is written once the page has hydrated (useNow): by then the hook has mounted.
+      await page.waitForFunction((name) => document.querySelector(`[data-session-name="${name}"] td:last-child`)?.textContent?.trim(), SESSION);
+      // SWR sends a mounted hook's first read on the next animation frame when it has data to show meanwhile.
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      await page.waitForTimeout(500);
     });
-    // Sent as the page's module ran (components/api/useManager.ts preloadOnPage), ahead of every hook of the
-    // hydrated page, and taken by the list's hook rather than sent again.
-    const listReads = calls.filter((c) => c.path === '/admin/gql' && c.body.includes('compute_session_list'));
-    expect(listReads).toHaveLength(1);
-    expect(calls[0]).toEqual(listReads[0]);
-    expect(JSON.parse(listReads[0].body).variables).toMatchObject({ limit: 25, offset: 0, order: '-created_at' });
+    expect(calls.filter((c) => c.path === '/admin/gql' && c.body.includes('compute_session_list'))).toEqual([]);
+
+    // Rows that came with the HTML are refreshed by session events like any others.
+    const created = await user.client.call('POST', '/session', { body: { name: 'e2e-live-ssr', image: 'shell', enqueueOnly: true } });
+    await row('e2e-live-ssr').waitFor({ timeout: 30_000 });
+    await user.client.call('DELETE', `/session/${created.sessionId}`);
+    await row('e2e-live-ssr').waitFor({ state: 'detached', timeout: 30_000 });
   });
 
   it('renames the session, and restarts it keeping its files', async () => {
