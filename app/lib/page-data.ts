@@ -4,14 +4,18 @@
  * keys of the sealed session cookie, and marked as relayed like every call of the relay (app/api/manager/route.ts):
  * what is read here ends up in the page, so the manager leaves every secret out of it (server/http/relayed.ts).
  *
- * Best effort: when the manager cannot answer (or refuses), the page renders without the data and the browser reads
- * it as before; an error is the browser's hook's to show.
+ * Best effort: when the manager cannot answer (or refuses, or is slow), the page renders without the data and the
+ * browser reads it as before; an error is the browser's hook's to show, a slow manager its skeleton's.
  */
 import { headers } from 'next/headers';
 import { managerClientFor } from '@/app/lib/manager';
 import { RELAYED_HEADER } from '@/server/http/relayed';
 import { CLIENT_IP_HEADER } from '@/server/web/headers';
 import { sessionKeys } from '@/server/web/session-keys';
+import { withTimeout } from '@/server/util/timeout';
+
+/** How long a page's HTML waits for its data before it is sent without it. */
+const WAIT_MS = 2_000;
 
 /** The manager's JSON answer to a call as the signed-in user, or undefined when there is none to show. */
 export async function managerDataForPage<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T | undefined> {
@@ -22,7 +26,7 @@ export async function managerDataForPage<T>(method: 'GET' | 'POST', path: string
   const clientIp = request.get(CLIENT_IP_HEADER);
   if (clientIp) forwarded['X-Forwarded-For'] = clientIp;
   try {
-    const answer = await managerClientFor(keys).request(method, path, { body, headers: forwarded });
+    const answer = await withTimeout(managerClientFor(keys).request(method, path, { body, headers: forwarded }), WAIT_MS);
     return answer.ok ? (answer.json() as T) : undefined;
   } catch {
     return undefined;
