@@ -82,10 +82,11 @@ function SessionRow({ session, now }: { session: SessionSummary; now: number | n
             <StatusChip status={session.status} />
           </span>
         </Tooltip>
-        {session.status === 'PENDING' && (
+        {/* Whole once mounted (the expected start is in the browser's zone): the server renders the rows too. */}
+        {session.status === 'PENDING' && now !== null && (
           <Typography variant="caption" color="text.secondary" sx={{ display: 'block', maxWidth: 360 }} data-testid="queue-place">
             {session.status_info ? `${session.status_info} ` : ''}
-            {now !== null && queueWords(session.queue_position, session.estimated_start)}
+            {queueWords(session.queue_position, session.estimated_start)}
           </Typography>
         )}
       </TableCell>
