@@ -8,6 +8,7 @@
  * browser reads it as before; an error is the browser's hook's to show, a slow manager its skeleton's.
  */
 import { headers } from 'next/headers';
+import { unstable_serialize, type Key } from 'swr';
 import { managerClientFor } from '@/app/lib/manager';
 import { RELAYED_HEADER } from '@/server/http/relayed';
 import { CLIENT_IP_HEADER } from '@/server/web/headers';
@@ -37,4 +38,12 @@ export async function managerDataForPage<T>(method: 'GET' | 'POST', path: string
 export async function graphqlForPage<T>(query: string, variables: Record<string, unknown>): Promise<T | undefined> {
   const answer = await managerDataForPage<{ data?: T | null; errors?: unknown[] }>('POST', '/admin/gql', { query, variables });
   return answer?.errors?.length || answer?.data == null ? undefined : answer.data;
+}
+
+/**
+ * SWR's `fallback` for a page's hooks: `data` under `key` as the hooks' cache names it (and as useServerRendered in
+ * components/api/useManager.ts looks it up), or nothing when the read gave none.
+ */
+export function pageFallback(key: Key, data: unknown): Record<string, unknown> {
+  return data === undefined ? {} : { [unstable_serialize(key)]: data };
 }

@@ -58,7 +58,7 @@ export const isMountable = (folder: FolderSummary) => MOUNTABLE.has(folder.statu
 const FOLDER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export const folderNameProblem = (name: string) => (FOLDER_NAME.test(name) ? null : 'Use letters, digits, dots, dashes and underscores (at most 64).');
 
-/** The manager's folder list, read by the folders page's hook and by its preload alike. */
+/** The manager's folder list (every folder the user reaches; the page pages it). */
 export function useFolders() {
   // The folders page's server render reads the list (app/(dashboard)/folders/page.tsx): its rows are in the HTML.
   const serverRendered = useServerRendered(FOLDER_LIST);

@@ -20,7 +20,7 @@ import type { Berth } from '../../server/start';
 import { createUser } from '../../server/accounts/create-user';
 import { BerthClient } from '../../server/client/client';
 import { screenshotDark } from '../helpers/browser';
-import { launchWatchedBrowser, relayCallsDuring, screenshotDir, signIn as signInAt, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
+import { launchWatchedBrowser, relayCallsDuring, waitForMountReads, screenshotDir, signIn as signInAt, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const OWNER = { email: 'owner@example.com', username: 'owner', password: 'e2e-folders-owner-123' };
 const GUEST = { email: 'guest@example.com', username: 'guest', password: 'e2e-folders-guest-456' };
@@ -367,11 +367,8 @@ describe('folders in the browser', () => {
       expect(html.split('data-testid="folder-row"').length - 1).toBe(25);
       const calls = await relayCallsDuring(page, async () => {
         await page.goto(`${webUrl}/folders`);
-        // Written once the page has hydrated (useNow): by then the list's hook has mounted.
-        await page.waitForFunction(() => document.querySelector('[data-testid="folder-row"] td:nth-child(6)')?.textContent?.trim());
-        // SWR sends a mounted hook's first read on the next animation frame when it has data to show meanwhile.
-        await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-        await page.waitForTimeout(500);
+        // The relative creation time is written once the page has hydrated.
+        await waitForMountReads(page, () => page.waitForFunction(() => document.querySelector('[data-testid="folder-row"] td:nth-child(6)')?.textContent?.trim()));
       });
       expect(calls.filter((c) => c.method === 'GET' && c.path === '/folders')).toEqual([]);
       expect(await page.locator('[data-testid="folder-row"]').count()).toBe(25);

@@ -14,7 +14,7 @@ import type { Berth } from '../../server/start';
 import { BerthClient } from '../../server/client/client';
 import { createUser } from '../../server/accounts/create-user';
 import { screenshotDark } from '../helpers/browser';
-import { launchWatchedBrowser, relayCallsDuring, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
+import { launchWatchedBrowser, relayCallsDuring, waitForMountReads, screenshotDir, signIn, startDashboard, type Dashboard, type WatchedBrowser } from '../helpers/dashboard';
 
 const ADMIN_PASSWORD = 'e2e-sessions-admin-123';
 const USER_PASSWORD = 'e2e-sessions-user-456';
@@ -233,11 +233,8 @@ describe('sessions in the dashboard', () => {
     const row = (name: string) => page.locator(`[data-testid="session-row"][data-session-name="${name}"]`);
     const calls = await relayCallsDuring(page, async () => {
       await page.goto(`${webUrl}/sessions`);
-      // The relative start time is written once the page has hydrated (useNow): by then the hook has mounted.
-      await page.waitForFunction((name) => document.querySelector(`[data-session-name="${name}"] td:last-child`)?.textContent?.trim(), SESSION);
-      // SWR sends a mounted hook's first read on the next animation frame when it has data to show meanwhile.
-      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-      await page.waitForTimeout(500);
+      // The relative start time is written once the page has hydrated.
+      await waitForMountReads(page, () => page.waitForFunction((name) => document.querySelector(`[data-session-name="${name}"] td:last-child`)?.textContent?.trim(), SESSION));
     });
     expect(calls.filter((c) => c.path === '/admin/gql' && c.body.includes('compute_session_list'))).toEqual([]);
 

@@ -98,6 +98,17 @@ export async function relayCallsDuring(page: Page, action: () => Promise<void>):
   return calls;
 }
 
+/**
+ * Waits until the page's hooks have mounted and sent whatever they send on mount: `hydrated` is a sign written only
+ * once mounted (useNow's times); SWR sends a mounted hook's first read on the next animation frame when it already
+ * has data to show, and the browser reports the request a moment later.
+ */
+export async function waitForMountReads(page: Page, hydrated: () => Promise<unknown>): Promise<void> {
+  await hydrated();
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  await page.waitForTimeout(500);
+}
+
 export interface WatchedBrowser extends TestBrowser {
   /** Every response the browser received, for the checks that no key ever reached it. */
   recorder: ReturnType<typeof recordResponses>;

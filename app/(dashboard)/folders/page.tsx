@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { SWRConfig } from 'swr';
-import { managerDataForPage } from '@/app/lib/page-data';
+import { managerDataForPage, pageFallback } from '@/app/lib/page-data';
 import { FolderList } from '@/components/folders/FolderList';
 import { FOLDER_LIST } from '@/components/folders/folderListQuery';
 import type { FolderSummary } from '@/components/folders/useFolders';
@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: 'Folders' };
 export default async function FoldersPage() {
   const folders = await managerDataForPage<FolderSummary[]>('GET', FOLDER_LIST);
   return (
-    <SWRConfig value={{ fallback: folders ? { [FOLDER_LIST]: folders } : {} }}>
+    <SWRConfig value={{ fallback: pageFallback(FOLDER_LIST, folders) }}>
       <FolderList />
     </SWRConfig>
   );
