@@ -1,21 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// Managers on PGlite start from one migrated database made once per run (test/setup/embedded-template.ts).
+const PGLITE_TEMPLATE = ['test/setup/embedded-template.ts'];
 // Integration tests run once per database: embedded PGlite always, PostgreSQL when the test command started one.
 const databases = ['pglite', ...(process.env.BERTH_TEST_PG_URL ? ['postgres'] : [])];
+/** The tests in test/<name>, one file at a time (one Slurm cluster, one Docker engine, one browser each). */
+const serial = (name: string) => ({
+  test: { name, include: [`test/${name}/**/*.test.ts`], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false, globalSetup: PGLITE_TEMPLATE },
+});
 // Browser tests need the built dashboard and Chromium: the test command sets BERTH_E2E=1 after building.
-const browser = process.env.BERTH_E2E === '1'
-  ? [{ test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false } }]
-  : [];
+const browser = process.env.BERTH_E2E === '1' ? [serial('e2e')] : [];
 // Slurm tests need the cluster the test command starts (scripts/slurm-cluster.mjs, as root): once, not per database.
-const slurm = process.env.BERTH_TEST_SLURM_CONF
-  ? [{ test: { name: 'slurm', include: ['test/slurm/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false } }]
-  : [];
-
+const slurm = process.env.BERTH_TEST_SLURM_CONF ? [serial('slurm')] : [];
 // Docker tests need the private engine the test command starts (scripts/docker-engine.mjs, as root).
-const docker = process.env.BERTH_TEST_DOCKER_HOST
-  ? [{ test: { name: 'docker', include: ['test/docker/**/*.test.ts'], environment: 'node', testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false } }]
-  : [];
+const docker = process.env.BERTH_TEST_DOCKER_HOST ? [serial('docker')] : [];
 
 export default defineConfig({
   test: {
@@ -35,6 +34,7 @@ export default defineConfig({
           env: { BERTH_TEST_DB: db },
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          globalSetup: db === 'pglite' ? PGLITE_TEMPLATE : [],
         },
       })),
       ...slurm,

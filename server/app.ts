@@ -51,10 +51,12 @@ export interface CreateAppOptions {
   settings: BerthSettings;
   /** Run PGlite in memory instead of in the data directory (tests). */
   inMemory?: boolean;
+  /** The in-memory database's starting data directory (server/db's `template`). */
+  embeddedTemplate?: Blob;
   log?: Logger;
 }
 
-export async function createApp({ settings, inMemory, log }: CreateAppOptions): Promise<App> {
+export async function createApp({ settings, inMemory, embeddedTemplate, log }: CreateAppOptions): Promise<App> {
   const logger =
     log ??
     pino({
@@ -65,6 +67,7 @@ export async function createApp({ settings, inMemory, log }: CreateAppOptions): 
   const opened = await openDatabase({
     url: settings.databaseUrl,
     dataDir: inMemory ? undefined : `${settings.dataDir}/db`,
+    template: embeddedTemplate,
   });
   const shared = opened.kind === 'postgres' && settings.databaseUrl;
   const cluster = shared ? await PgCluster.open(opened.db, settings.databaseUrl!, logger) : new LocalCluster();

@@ -24,6 +24,8 @@ export interface StartOptions {
   settings: BerthSettings;
   roles?: Role[];
   inMemory?: boolean;
+  /** The in-memory database's starting data directory (server/db's `template`). */
+  embeddedTemplate?: Blob;
   /** Directory holding the built Next.js app (the project root). */
   projectDir?: string;
 }
@@ -41,7 +43,7 @@ export interface Berth {
 export async function startBerth(options: StartOptions): Promise<Berth> {
   const roles = effectiveRoles(options.roles ?? ROLES);
   const { settings } = options;
-  const app = await createApp({ settings, inMemory: options.inMemory });
+  const app = await createApp({ settings, inMemory: options.inMemory, embeddedTemplate: options.embeddedTemplate });
   const boot = await bootstrap(app);
   const singletons = roles.includes('scheduler');
   // Clones the last run left half done must not stay `cloning` forever; with other replicas running they may be

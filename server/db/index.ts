@@ -19,6 +19,11 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite data directory; when absent (and no url) PGlite runs in memory. */
   dataDir?: string;
+  /**
+   * In memory only: a data directory dumped by PGlite's dumpDataDir to start from instead of running initdb
+   * (seconds of WebAssembly per database; the tests make one migrated template and start every manager from it).
+   */
+  template?: Blob;
 }
 
 /** Shared buffers of the embedded database (PostgreSQL's `shared_buffers` syntax). */
@@ -61,7 +66,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       mkdirSync(options.dataDir, { recursive: true });
       if (!embeddedDatabaseExists(options.dataDir)) await createEmbeddedDatabase(options.dataDir);
     }
-    const lite = new PGlite(options.dataDir, {
+    // One options object: PGlite's two-argument form drops its options when the data directory is undefined, so an
+    // in-memory database ran with none of these (JavaScript numbers for int8, the smaller shared buffers).
+    const lite = new PGlite({
+      dataDir: options.dataDir,
+      loadDataDir: options.dataDir ? undefined : options.template,
       parsers: { [INT8_OID]: (v: string) => Number(v) },
       // PostgreSQL's default 128 MB of shared buffers would be resident in this process; Berth's tables are small
       // and the data directory's files sit in the OS page cache anyway (measured: 340 → 220 MB RSS for PGlite alone).

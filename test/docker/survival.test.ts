@@ -13,6 +13,7 @@ import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from 
 import { startTestBerth, type TestBerth } from '../helpers/berth';
 import { dockerEngine } from './engine';
 import { get, waitFor } from '../helpers/poll';
+import { seedEmbeddedDatabase } from '../helpers/embedded-template';
 
 const engine = dockerEngine();
 let dataDir: string;
@@ -22,6 +23,7 @@ let endpoint: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'berth-docker-survive-'));
+  seedEmbeddedDatabase(dataDir);
   const [port, appPort] = [await freePort(), await freePort()];
   endpoint = `http://127.0.0.1:${port}`;
   env = { BERTH_DATA_DIR: dataDir, BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(port), BERTH_APP_PORT: String(appPort), BERTH_DOCKER_HOSTS: engine.host };

@@ -15,6 +15,7 @@ import { json } from '../../server/db';
 import { terminateAllSessions } from '../../server/manager/sessions';
 import { stopServiceScaler } from '../../server/services/scaler';
 import type { UserRole } from '../../server/auth/principal';
+import { embeddedTemplate } from './embedded-template';
 
 export const ADMIN_PASSWORD = 'admin-password-123';
 
@@ -79,7 +80,7 @@ export async function startTestBerth(overrides: Partial<BerthSettings> = {}, opt
   const dataDir = mkdtempSync(path.join(tmpdir(), 'berth-test-'));
   const database = process.env.BERTH_TEST_DB === 'postgres' ? await createTestDatabase() : null;
   const settings = testSettings(dataDir, database?.url, overrides);
-  const berth = await startBerth({ settings, roles: options.roles ?? ['manager'], inMemory: !database });
+  const berth = await startBerth({ settings, roles: options.roles ?? ['manager'], inMemory: !database, embeddedTemplate: database ? undefined : embeddedTemplate() });
   const creds = berth.bootstrap.credentials!;
   const admin = new BerthClient({ endpoint: berth.managerUrl, accessKey: creds.accessKey, secretKey: creds.secretKey });
   let counter = 0;

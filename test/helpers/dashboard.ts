@@ -12,6 +12,7 @@ import { readSettings, type BerthSettings } from '../../server/config/env';
 import { startBerth, type Berth } from '../../server/start';
 import { terminateAllSessions } from '../../server/manager/sessions';
 import { launchBrowser, recordResponses, type TestBrowser } from './browser';
+import { seedEmbeddedDatabase } from './embedded-template';
 
 export const projectDir = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the e2e tests leave the screenshots the docs show. */
@@ -39,6 +40,7 @@ export async function startDashboard(name: string, adminPassword: string, extra:
     logLevel: 'silent',
     ...extra,
   };
+  if (!settings.databaseUrl) seedEmbeddedDatabase(dataDir);
   const berth = await startBerth({ settings, projectDir });
   mkdirSync(screenshotDir, { recursive: true });
   return {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BerthClient } from '../../server/client/client';
 import { createTestDatabase } from '../helpers/berth';
+import { seedEmbeddedDatabase } from '../helpers/embedded-template';
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
 import { killTree } from '../../server/agents/local/process-tree';
 
@@ -90,6 +91,7 @@ async function orphans(): Promise<string[]> {
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'berth-crash-'));
   if (process.env.BERTH_TEST_DB === 'postgres') database = await createTestDatabase();
+  else seedEmbeddedDatabase(dataDir);
   const port = await freePort();
   endpoint = `http://127.0.0.1:${port}`;
   env = { BERTH_LOG_LEVEL: 'info', BERTH_DATA_DIR: dataDir, BERTH_ROLES: 'manager', BERTH_MANAGER_PORT: String(port), BERTH_DATABASE_URL: database?.url ?? '' };

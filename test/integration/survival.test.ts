@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BerthClient } from '../../server/client/client';
 import { createTestDatabase } from '../helpers/berth';
+import { seedEmbeddedDatabase } from '../helpers/embedded-template';
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
 import { b64, connectStream, unb64 } from '../helpers/ws';
 import { KernelCgroup } from '../../server/agents/local/cgroups';
@@ -20,6 +21,7 @@ let endpoint: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'berth-survive-'));
   if (process.env.BERTH_TEST_DB === 'postgres') database = await createTestDatabase();
+  else seedEmbeddedDatabase(dataDir);
   const [port, appPort] = [await freePort(), await freePort()];
   endpoint = `http://127.0.0.1:${port}`;
   env = { BERTH_DATA_DIR: dataDir, BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(port), BERTH_APP_PORT: String(appPort), BERTH_DATABASE_URL: database?.url ?? '' };

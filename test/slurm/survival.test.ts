@@ -11,6 +11,7 @@ import { BerthClient } from '../../server/client/client';
 import { freePort, startManagerProcess, stopProcess, type ManagerProcess } from '../helpers/process';
 import { slurmCluster } from './cluster';
 import { get } from '../helpers/poll';
+import { seedEmbeddedDatabase } from '../helpers/embedded-template';
 
 const cluster = slurmCluster();
 let dataDir: string;
@@ -20,6 +21,7 @@ let endpoint: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'berth-slurm-survive-'));
+  seedEmbeddedDatabase(dataDir);
   const [port, appPort] = [await freePort(), await freePort()];
   endpoint = `http://127.0.0.1:${port}`;
   env = { BERTH_DATA_DIR: dataDir, BERTH_ROLES: 'manager,apps', BERTH_MANAGER_PORT: String(port), BERTH_APP_PORT: String(appPort), BERTH_SLURM_CONF: cluster.conf };
