@@ -159,7 +159,7 @@ describe('an interactive session on the tcp engine', () => {
   it('is found again by a new agent of the same engine (a restarted manager), which reaches its runner by exec', async () => {
     const kernel = await t.app.db.selectFrom('kernels').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
     const fresh = new DockerAgent({
-      engine: connectEngine(engine.tcpHost, engine.tlsDir),
+      engine: await connectEngine(engine.tcpHost, engine.tlsDir),
       dataDir: t.app.settings.dataDir,
       runnerPath: path.join(t.app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py'),
       kernelUid: t.app.settings.kernelUid,
@@ -235,7 +235,7 @@ describe('refusals', () => {
   });
 
   it('refuses a tcp engine without TLS files, and makes an engine that refuses Berth\'s client certificate a LOST agent', async () => {
-    expect(() => connectEngine(engine.tcpHost, null)).toThrow(/BERTH_DOCKER_TLS_DIR/);
+    await expect(connectEngine(engine.tcpHost, null)).rejects.toThrow(/BERTH_DOCKER_TLS_DIR/);
     // The same engine by another name (its certificate is also for localhost), with a client certificate of another CA.
     const url = engine.tcpHost.replace('127.0.0.1', 'localhost');
     const untrusted = await startDockerBackend(t.app, { hosts: [url], tlsDir: engine.untrustedTlsDir, scalingGroup: 'docker-untrusted', gpus: 0 }, path.join(t.app.settings.homeDir, 'server/agents/sandbox/kernel_runner.py'), 'test');

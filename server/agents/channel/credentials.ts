@@ -4,11 +4,23 @@
  * fingerprint (./endpoint); the key and certificate go to the launcher in a root-only file it deletes once read.
  */
 import { randomBytes, webcrypto, X509Certificate } from 'node:crypto';
-// @peculiar/x509 resolves its parts through tsyringe, which needs the Reflect metadata polyfill loaded first.
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+let x509Library: Promise<typeof import('@peculiar/x509')> | undefined;
+
+/**
+ * @peculiar/x509, loaded at the first launch that needs it: with its ~170 modules it is a few MB of code and heap
+ * that a manager running no backend with a kernel channel (the local sandbox alone) never uses.
+ */
+function x509(): Promise<typeof import('@peculiar/x509')> {
+  x509Library ??= (async () => {
+    // It resolves its parts through tsyringe, which needs the Reflect metadata polyfill loaded first.
+    await import('reflect-metadata');
+    const library = await import('@peculiar/x509');
+    library.cryptoProvider.set(webcrypto as unknown as Crypto);
+    return library;
+  })();
+  return x509Library;
+}
 
 export interface ChannelCredentials {
   secret: string;
@@ -22,7 +34,8 @@ const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as con
 export async function createChannelCredentials(kernelId: string): Promise<ChannelCredentials> {
   const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+  const { X509CertificateGenerator } = await x509();
+  const cert = await X509CertificateGenerator.createSelfSigned({
     serialNumber: randomBytes(8).toString('hex'),
     name: `CN=berth-kernel-${kernelId}`,
     notBefore: new Date(now - 60_000),

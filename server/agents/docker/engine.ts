@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 
 export interface DockerEngine {
   /** As configured, e.g. unix:///run/docker.sock. */
@@ -28,7 +28,12 @@ export function engineAgentId(url: string): string {
   return `docker-${rest.replace(/^\/+/, '').replace(/[^A-Za-z0-9.]+/g, '-')}`.slice(0, 64);
 }
 
-export function connectEngine(url: string, tlsDir: string | null): DockerEngine {
+/**
+ * dockerode is loaded by the first engine connected: with the gRPC, protobuf and SSH libraries it brings it is
+ * tens of MB of code and heap that a manager without Docker engines never uses.
+ */
+export async function connectEngine(url: string, tlsDir: string | null): Promise<DockerEngine> {
+  const { default: Docker } = await import('dockerode');
   const agentId = engineAgentId(url);
   if (url.startsWith('unix://')) {
     const socketPath = url.slice('unix://'.length);

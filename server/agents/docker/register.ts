@@ -35,7 +35,7 @@ export function dockerAgents(app: App): DockerAgent[] {
 
 export async function startDockerBackend(app: App, settings: DockerSettings, runnerPath: string, version: string): Promise<DockerBackend> {
   await ensureScalingGroup(app, settings.scalingGroup, 'Sessions run in containers on Docker engines');
-  const engines = settings.hosts.map((url) => connectEngine(url, settings.tlsDir));
+  const engines = await Promise.all(settings.hosts.map((url) => connectEngine(url, settings.tlsDir)));
   // Kernels on remote engines are reached by exec through the engine (their endpoints name it by url).
   registerTransport('docker-exec', openExecChannel);
   for (const engine of engines) if (!engine.local) registerExecEngine(engine.url, engine.docker);
