@@ -11,8 +11,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { migrations } from '../db/migrations';
+import { postgresDriver } from '../db/postgres-driver';
 import { NotABackup, payloadOf, verifyBackup, type BackupMeta } from './format';
 import { runPgTool } from './pg-tools';
 
@@ -68,7 +68,8 @@ async function restoreEmbedded(file: string, backup: Awaited<ReturnType<typeof v
 }
 
 async function restorePostgres(file: string, backup: Awaited<ReturnType<typeof verifyBackup>>, url: string): Promise<RestoreResult> {
-  const client = new pg.Client({ connectionString: url });
+  const { Client } = await postgresDriver();
+  const client = new Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
   try {

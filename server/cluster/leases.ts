@@ -7,8 +7,9 @@
  * locks, so a short overlap cannot give a slot twice.
  * On PGlite (one process) every singleton simply runs.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { postgresDriver } from '../db/postgres-driver';
 
 const TRY_EVERY_MS = 2_000;
 /** Advisory lock keys: (class, hash of the singleton's name); the class keeps clear of other users of the lock space. */
@@ -133,7 +134,8 @@ export class Leases {
   private connection(): Promise<pg.Client> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url!, application_name: `berth-leases pid=${process.pid}`, keepAlive: true });
+      const { Client } = await postgresDriver();
+      const client = new Client({ connectionString: this.url!, application_name: `berth-leases pid=${process.pid}`, keepAlive: true });
       client.on('error', () => this.drop(client));
       client.on('end', () => this.drop(client));
       try {

@@ -9,9 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db } from '../db';
+import { postgresDriver } from '../db/postgres-driver';
 
 const EVENTS = 'berth_events';
 const SIGNALS = 'berth_signals';
@@ -168,7 +169,8 @@ export class PgCluster implements Cluster {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: `berth-events pid=${process.pid}`, keepAlive: true });
+    const { Client } = await postgresDriver();
+    const client = new Client({ connectionString: this.url, application_name: `berth-events pid=${process.pid}`, keepAlive: true });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (msg) => this.receive(msg.channel, msg.payload ?? ''));

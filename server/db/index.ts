@@ -6,10 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
+import type pg from 'pg';
 import { PGliteDialect } from './pglite-dialect';
 import { createEmbeddedDatabase, embeddedDatabaseExists } from './create-embedded';
 import { migrations } from './migrations';
+import { postgresDriver } from './postgres-driver';
 import type { Database } from './schema';
 
 export type Db = Kysely<Database>;
@@ -47,11 +48,12 @@ export function embeddedDatabase(db: Db): PGlite | undefined {
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   let opened: OpenedDatabase;
   if (options.url) {
-    const pool = new pg.Pool({
+    const { Pool, types } = await postgresDriver();
+    const pool = new Pool({
       connectionString: options.url,
       max: 10,
       // Byte counts live in int8 columns; they stay far below 2^53, so plain numbers are safe and match PGlite.
-      types: { getTypeParser: ((oid: number, format?: 'text') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+      types: { getTypeParser: ((oid: number, format?: 'text') => (oid === INT8_OID ? Number : types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
     });
     // An idle client can lose its connection (server restart, admin termination): the pool replaces it, and
     // the error must not become an uncaught exception that stops the manager.
