@@ -94,10 +94,18 @@ module.exports = {
       from: { path: '^server/images/' },
       to: { path: '^server/(sessions|image-builds)/' },
     },
+    {
+      name: 'optional-libraries-on-demand',
+      severity: 'error',
+      comment:
+        'Libraries only some managers use (dockerode, @peculiar/x509 and reflect-metadata, archiver, pg) are loaded by import() where first needed ' +
+        '(agents/docker/engine.ts, agents/channel/credentials.ts, storage/transfers/download.ts, db/postgres-driver.ts): a static import keeps them in every manager\'s memory.',
+      from: { path: '^server/' },
+      to: { path: '^node_modules/(dockerode|@peculiar/x509|reflect-metadata|archiver|pg)/', dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: 'node_modules' },
     tsConfig: { fileName: 'tsconfig.json' },
     // Type-only imports count: a type from above is an arrow up like any other.
     tsPreCompilationDeps: true,
