@@ -216,14 +216,16 @@ type ContainerRow = Kernel & {
 };
 
 function sessionsFrom(ctx: GqlContext) {
-  return dbOf(ctx)
-    .selectFrom('sessions as s')
-    .leftJoin('users as u', 'u.uuid', 's.user_uuid')
-    .leftJoin('groups as g', 'g.id', 's.group_id');
+  return dbOf(ctx).selectFrom('sessions as s');
+}
+
+/** The owner and the project of `s`: at most one row each. */
+function withOwnerAndProject(qb: AnySelect): AnySelect {
+  return qb.leftJoin('users as u', 'u.uuid', 's.user_uuid').leftJoin('groups as g', 'g.id', 's.group_id');
 }
 
 function selectSession(qb: AnySelect): AnySelect<SessionRow> {
-  return qb.selectAll('s').select(['u.email as user_email', 'u.full_name as full_name', 'g.name as group_name']);
+  return withOwnerAndProject(qb).selectAll('s').select(['u.email as user_email', 'u.full_name as full_name', 'g.name as group_name']);
 }
 
 function sees(ctx: GqlContext, row: { access_key: string; domain_name: string }): boolean {
@@ -349,7 +351,7 @@ export const sessionResolvers: ResolverMap = {
   Query: {
     compute_session: async (_root, args: { id: string }, ctx) => (await loadSession(ctx, args.id)) ?? null,
     compute_session_list: (_root, args: SessionFilterArgs & ListArgs, ctx) =>
-      runList(scopedSessions(ctx, args), args, SESSION_FIELDS, 's.id', selectSession, { keyed: true }),
+      runList(scopedSessions(ctx, args), args, SESSION_FIELDS, 's.id', selectSession, { keyed: true, joins: withOwnerAndProject }),
     compute_container: async (_root, args: { id: string }, ctx) => {
       const row = await selectContainer(containersFrom(ctx)).where('k.id', '=', args.id).executeTakeFirst();
       return row && sees(ctx, row) ? row : null;

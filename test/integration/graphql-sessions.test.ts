@@ -153,6 +153,23 @@ describe('compute_session_list', () => {
     expect(page2.compute_session_list.items.map((s: any) => s.name)).toEqual(['gql-alice']);
   });
 
+  it("filters, orders and counts by the owner's and the project's columns", async () => {
+    const [first, second] = [alice, bob].sort((a, b) => a.email.localeCompare(b.email, 'en'));
+    const nameOf = (u: TestUser) => (u === alice ? 'gql-alice' : 'gql-bob');
+    for (const [order, expected] of [['user_email', [first, second]], ['-user_email', [second, first]]] as const) {
+      const page = await ok(t.admin, LIST, { filter: 'name like "gql-%"', order, limit: 1 });
+      expect(page.compute_session_list).toEqual({ total_count: 2, items: [expect.objectContaining({ name: nameOf(expected[0]) })] });
+      const next = await ok(t.admin, LIST, { filter: 'name like "gql-%"', order, limit: 1, offset: 1 });
+      expect(next.compute_session_list.items.map((s: any) => s.name)).toEqual([nameOf(expected[1])]);
+    }
+    const { compute_session: mine } = await ok(alice.client, 'query($id: UUID!) { compute_session(id: $id) { group_name } }', { id: aliceSession.id });
+    const inProject = await ok(t.admin, LIST, { filter: `name like "gql-%" & group_name == "${mine.group_name}"` });
+    expect(inProject.compute_session_list.total_count).toBe(inProject.compute_session_list.items.length);
+    expect(inProject.compute_session_list.items.map((s: any) => s.name)).toContain('gql-alice');
+    const nowhere = await ok(t.admin, LIST, { filter: 'group_name == "no-such-project" | user_email == "nobody@example.com"' });
+    expect(nowhere.compute_session_list).toEqual({ total_count: 0, items: [] });
+  });
+
   it("filters on the sessions' agents with Backend.AI's agent_ids, agent_id and agents", async () => {
     const agentsOf = async (id: string) => (await ok(t.admin, 'query($id: UUID!) { compute_session(id: $id) { agent_ids } }', { id })).compute_session.agent_ids;
     const agentId = (await agentsOf(aliceSession.id))[0];
