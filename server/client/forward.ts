@@ -106,4 +106,6 @@ function pipe(socket: net.Socket, ws: WebSocket, done: () => void): void {
   ws.on('close', done);
   ws.on('error', done);
   socket.resume();
+  // openStream hands the WebSocket over paused, so the app's first bytes (sshd's banner) wait for the listener above.
+  ws.resume();
 }

@@ -4,17 +4,27 @@ import WebSocket from 'ws';
 import { ApiError, type BerthClient, type RequestOptions } from './client';
 
 export interface OpenedStream {
+  /**
+   * Paused: nothing is read from it until the caller, its listeners attached, calls `ws.resume()`. A server that
+   * speaks first (sshd's banner through a tcpproxy) can have its first frame arrive with the 101 answer, and ws
+   * emits that frame before a promise's continuation runs: unpaused, it would be lost.
+   */
   ws: WebSocket;
   /** The 101 answer's headers (an app relay names the app's base path in X-Berth-App-Path). */
   headers: IncomingHttpHeaders;
 }
 
-/** Opens the stream; a refused upgrade rejects with the answer's problem as an ApiError. */
+/** Opens the stream, paused (see OpenedStream.ws); a refused upgrade rejects with the answer's problem as an ApiError. */
 export function openStream(client: BerthClient, path: string, query?: RequestOptions['query']): Promise<OpenedStream> {
   const { url, headers } = client.upgradeRequest(path, query);
   const ws = new WebSocket(url, { headers, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
   return new Promise((resolve, reject) => {
-    ws.once('upgrade', (res) => ws.once('open', () => resolve({ ws, headers: res.headers })));
+    ws.once('upgrade', (res) =>
+      ws.once('open', () => {
+        ws.pause();
+        resolve({ ws, headers: res.headers });
+      }),
+    );
     ws.once('unexpected-response', (_req, res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
