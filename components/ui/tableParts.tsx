@@ -13,9 +13,23 @@ import TableCell from '@mui/material/TableCell';
 import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import { Loading, ProblemAlert, VisuallyHidden } from './feedback';
+import { useHydrated } from './useHydrated';
 
-/** An icon button with a tooltip (what it does) and an accessible name (what it does to which row). */
+/** An IconButton's box around a small icon: its padding (5 px small, 8 px medium) on both sides of 20 px. */
+const ROW_ACTION_PX = { small: 30, medium: 36 };
+
+/**
+ * An icon button with a tooltip (what it does) and an accessible name (what it does to which row). Drawn once the
+ * page runs in the browser, in a box of its size until then: a button does nothing before hydration, and the
+ * server rendering every row's buttons and tooltips was a third of the folders page's time to its first byte
+ * (emotion serializing each one's styles; docs/architecture.md, "Pages at scale").
+ */
 export function RowAction({ title, label, icon, onClick, size }: { title: string; label: string; icon: ReactNode; onClick: () => void; size?: 'small' }) {
+  const hydrated = useHydrated();
+  if (!hydrated) {
+    const px = ROW_ACTION_PX[size ?? 'medium'];
+    return <span aria-hidden style={{ display: 'inline-block', width: px, height: px, verticalAlign: 'middle' }} />;
+  }
   return (
     <Tooltip title={title}>
       <IconButton size={size} aria-label={label} onClick={onClick}>

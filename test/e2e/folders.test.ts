@@ -365,6 +365,10 @@ describe('folders in the browser', () => {
       // the list's hook takes it rather than reading it again.
       const html = await (await page.request.get(`${webUrl}/folders`)).text();
       expect(html.split('data-testid="folder-row"').length - 1).toBe(25);
+      // The rows' icon buttons are drawn once the page runs (components/ui/tableParts.tsx RowAction): the HTML holds
+      // a box of their size for each (rename and delete on the owner's 25 first rows), and no dead button.
+      expect(html).not.toContain('aria-label="Rename ');
+      expect(html.split('<span aria-hidden="true" style="display:inline-block;width:30px;height:30px').length - 1).toBe(50);
       const calls = await relayCallsDuring(page, async () => {
         await page.goto(`${webUrl}/folders`);
         // The relative creation time is written once the page has hydrated.
@@ -372,6 +376,7 @@ describe('folders in the browser', () => {
       });
       expect(calls.filter((c) => c.method === 'GET' && c.path === '/folders')).toEqual([]);
       expect(await page.locator('[data-testid="folder-row"]').count()).toBe(25);
+      expect(await page.getByRole('button', { name: /^Rename / }).count()).toBe(25);
       await page.getByText(`1–25 of ${listed}`).waitFor();
       await page.getByRole('button', { name: 'Go to next page' }).click();
       await page.getByText(`26–${Math.min(50, listed)} of ${listed}`).waitFor();
