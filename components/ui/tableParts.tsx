@@ -21,8 +21,8 @@ const ROW_ACTION_PX = { small: 30, medium: 36 };
 /**
  * An icon button with a tooltip (what it does) and an accessible name (what it does to which row). Drawn once the
  * page runs in the browser, in a box of its size until then: a button does nothing before hydration, and the
- * server rendering every row's buttons and tooltips was a third of the folders page's time to its first byte
- * (emotion serializing each one's styles; docs/architecture.md, "Pages at scale").
+ * server rendering every row's buttons and tooltips put the folders page's first byte ~50 ms later on the 2-core
+ * bench machine (emotion serializing each one's styles; docs/architecture.md, "Pages at scale").
  */
 export function RowAction({ title, label, icon, onClick, size }: { title: string; label: string; icon: ReactNode; onClick: () => void; size?: 'small' }) {
   const hydrated = useHydrated();
