@@ -11,7 +11,7 @@ import { releaseStartupMemory } from './util/release-startup-memory';
 async function main(): Promise<void> {
   const settings = readSettings();
   const roles = parseRoles(process.env.BERTH_ROLES);
-  const berth = await startBerth({ settings, roles });
+  const berth = await startBerth({ settings, roles, warmUpDashboard: true });
   const creds = berth.bootstrap.credentials;
   if (creds) {
     console.log(

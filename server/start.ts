@@ -28,6 +28,8 @@ export interface StartOptions {
   embeddedTemplate?: Blob;
   /** Directory holding the built Next.js app (the project root). */
   projectDir?: string;
+  /** Make the dashboard's first visitor's requests before returning (web/warm-up; `npm start` does). */
+  warmUpDashboard?: boolean;
 }
 
 export interface Berth {
@@ -70,6 +72,7 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
     listeners.push(web);
     operations.watch('web', web.server);
     webUrl = web.url;
+    if (options.warmUpDashboard) await (await import('./web/warm-up')).warmUpDashboard(web.server, app.log);
   }
   if (roles.includes('apps')) {
     const { createAppProxyServer } = await import('./appproxy/server');
