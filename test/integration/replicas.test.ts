@@ -65,11 +65,14 @@ async function waitFor<T>(what: string, probe: () => Promise<T | false | null | 
   }
 }
 
+/** Advisory locks are the server's, not one database's: other test files' managers hold theirs on the same server. */
+const THIS_DATABASE = sql`(select oid from pg_database where datname = current_database())`;
+
 /** The OS pid of the replica holding a singleton's lease (cluster/leases: advisory lock class 'bert'). */
 async function leaderPid(singleton: string): Promise<number | null> {
   const { rows } = await sql<{ app: string }>`
     select a.application_name as app from pg_locks l join pg_stat_activity a on a.pid = l.pid
-    where l.locktype = 'advisory' and l.granted and l.classid = ${0x62657274}::bigint::oid
+    where l.locktype = 'advisory' and l.granted and l.database = ${THIS_DATABASE} and l.classid = ${0x62657274}::bigint::oid
       and l.objid = (hashtext(${singleton})::bigint & 4294967295)::oid`.execute(db());
   const match = rows[0]?.app.match(/pid=(\d+)/);
   return match ? Number(match[1]) : null;
@@ -132,7 +135,7 @@ describe.skipIf(!onPostgres)('three replicas on one PostgreSQL', () => {
       const pid = await waitFor(`a ${singleton} leader`, () => leaderPid(singleton));
       expect(replicas.map((r) => r.proc.child.pid)).toContain(pid);
     }
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted and classid = ${0x62657274}::bigint::oid and objid = (hashtext('scheduler')::bigint & 4294967295)::oid`.execute(db());
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted and database = ${THIS_DATABASE} and classid = ${0x62657274}::bigint::oid and objid = (hashtext('scheduler')::bigint & 4294967295)::oid`.execute(db());
     expect(rows[0].n).toBe(1);
   });
 
