@@ -52,7 +52,7 @@ export const dashboardStale = () => mtime('.next/BUILD_ID') < newest(['app', 'co
 export async function buildServer() {
   await build({
     absWorkingDir: root,
-    entryPoints: { server: 'server/main.ts', cli: 'server/client/cli/main.ts' },
+    entryPoints: { server: 'server/main.ts', 'web-thread': 'server/web/thread-entry.ts', cli: 'server/client/cli/main.ts' },
     outdir: 'dist',
     outExtension: { '.js': '.mjs' },
     bundle: true,

@@ -2,7 +2,8 @@
  * The manager core's shared services, built once per process and handed to every request. Domain modules take
  * what they need from here; nothing else holds global state.
  */
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './util/logger';
 import { openDatabase, type Db } from './db';
 import type { BerthSettings } from './config/env';
 import { ConfigStore } from './config/store';
@@ -57,13 +58,7 @@ export interface CreateAppOptions {
 }
 
 export async function createApp({ settings, inMemory, embeddedTemplate, log }: CreateAppOptions): Promise<App> {
-  const logger =
-    log ??
-    pino({
-      level: settings.logLevel,
-      // Never log credentials, even by accident.
-      redact: ['req.headers.authorization', '*.secret_key', '*.password', '*.secretKey'],
-    });
+  const logger = log ?? createLogger(settings.logLevel);
   const opened = await openDatabase({
     url: settings.databaseUrl,
     dataDir: inMemory ? undefined : `${settings.dataDir}/db`,

@@ -8,10 +8,13 @@ import { parseRoles } from './cluster/roles';
 import { DRAIN_GRACE_MS } from './cluster/drain';
 import { releaseStartupMemory } from './util/release-startup-memory';
 
+/** How long a thread's listeners are quiet before its heap is collected (util/idle-collection). */
+const IDLE_COLLECTION_MS = 10_000;
+
 async function main(): Promise<void> {
   const settings = readSettings();
   const roles = parseRoles(process.env.BERTH_ROLES);
-  const berth = await startBerth({ settings, roles, warmUpDashboard: true });
+  const berth = await startBerth({ settings, roles, warmUpDashboard: true, webThread: true, idleCollectionMs: IDLE_COLLECTION_MS });
   const creds = berth.bootstrap.credentials;
   if (creds) {
     console.log(

@@ -9,7 +9,10 @@ import { createApp } from './app';
 import type { BerthSettings } from './config/env';
 import { bootstrap, type BootstrapResult } from './accounts/bootstrap';
 import { localAgentId, registerLocalAgent } from './agents/register-local';
-import { createManagerServer, listen, type Listening } from './manager-server';
+import { createManagerServer } from './manager-server';
+import { listen, type Listening } from './http/listen';
+import { listenersOf } from './metrics/listeners';
+import { collectWhenIdle } from './util/idle-collection';
 import { BERTH_VERSION } from './version';
 import { startSessionRuntime } from './sessions/runtime';
 import { startServiceScaler, stopServiceScaler } from './services/scaler';
@@ -30,6 +33,10 @@ export interface StartOptions {
   projectDir?: string;
   /** Make the dashboard's first visitor's requests before returning (web/warm-up; `npm start` does). */
   warmUpDashboard?: boolean;
+  /** Run the dashboard in a worker thread of its own (web/thread; `npm start` does), from projectDir's dist/. */
+  webThread?: boolean;
+  /** Collect a thread's heap once its listeners have been quiet this long after requests (util/idle-collection; `npm start`: 10 s). */
+  idleCollectionMs?: number;
 }
 
 export interface Berth {
@@ -60,13 +67,35 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
   await app.leases.start();
   await app.leases.settled();
 
-  const listeners: Listening[] = [];
+  const listeners: Array<Pick<Listening, 'close'>> = [];
   const manager = await listen(createManagerServer(app), settings.managerPort, settings.host);
   listeners.push(manager);
   operations.watch('manager', manager.server);
+  const stopCollecting = options.idleCollectionMs ? collectWhenIdle(manager.server, options.idleCollectionMs) : () => {};
   let webUrl: string | undefined;
   let appsUrl: string | undefined;
-  if (roles.includes('web')) {
+  if (roles.includes('web') && options.webThread) {
+    const { startWebThread } = await import('./web/thread');
+    const web = await startWebThread({
+      managerUrl: manager.url,
+      projectDir: options.projectDir ?? process.cwd(),
+      dataDir: settings.dataDir,
+      host: settings.host,
+      port: settings.webPort,
+      logLevel: settings.logLevel,
+      warmUp: Boolean(options.warmUpDashboard),
+      idleCollectionMs: options.idleCollectionMs ?? 0,
+      log: app.log,
+      // As an uncaught exception would end a process of one thread: its supervisor restarts it whole.
+      onCrash: (err) => {
+        app.log.fatal({ err }, 'the dashboard thread ended; Berth stops');
+        process.exit(1);
+      },
+    });
+    listeners.push(web);
+    listenersOf(app).set('web', web);
+    webUrl = web.url;
+  } else if (roles.includes('web')) {
     const { createWebServer } = await import('./web/next-server');
     const web = await listen(await createWebServer(app, manager.url, options.projectDir ?? process.cwd()), settings.webPort, settings.host);
     listeners.push(web);
@@ -91,6 +120,7 @@ export async function startBerth(options: StartOptions): Promise<Berth> {
     async stop(graceMs = 0) {
       // A drain: WebSocket clients are told to reconnect (elsewhere), SSE streams end, listeners stop accepting
       // and give requests in flight up to graceMs.
+      stopCollecting();
       closeWebSockets(app);
       app.events.close();
       await Promise.all(listeners.reverse().map((l) => l.close(Math.min(graceMs, DRAIN_GRACE_MS))));

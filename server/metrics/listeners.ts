@@ -11,10 +11,15 @@ import { metricsOf } from './registry';
 
 export type ListenerRole = 'manager' | 'web' | 'apps';
 
-const roles = new WeakMap<App, Map<ListenerRole, http.Server>>();
+/** A role's listener as /readyz sees it: a server of this thread, or the dashboard's in its thread (web/thread). */
+export interface Listener {
+  readonly listening: boolean;
+}
 
-/** The servers of this process's roles, as /readyz checks them. */
-export function listenersOf(app: App): Map<ListenerRole, http.Server> {
+const roles = new WeakMap<App, Map<ListenerRole, Listener>>();
+
+/** The listeners of this process's roles, as /readyz checks them. */
+export function listenersOf(app: App): Map<ListenerRole, Listener> {
   let map = roles.get(app);
   if (!map) roles.set(app, (map = new Map()));
   return map;

@@ -8,6 +8,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 export function releaseStartupMemory(): void {
+  fullCollection();
+}
+
+/** A full collection of this thread's heap, now (./idle-collection runs one when a listener goes quiet). */
+export function fullCollection(): void {
   // `gc` exists only with --expose-gc; setting the flag at run time makes it available to a new context.
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import next from 'next';
-import type { App } from '../app';
+import type { Logger } from 'pino';
+import type { BerthSettings } from '../config/env';
 import { Problem } from '../http/problem';
 import { answerClientErrors } from '../http/client-error';
 import { sendProblem } from '../http/problem-answer';
@@ -39,13 +40,22 @@ function listenerUrl(server: http.Server, host: string): string {
   return `http://${shown}:${port}`;
 }
 
+/**
+ * What the dashboard needs of the process it runs in: where its secret lives, the bind address, a logger. The
+ * manager's App is one; the dashboard's worker thread (./thread-entry) builds its own from the settings alone.
+ */
+export interface WebHost {
+  settings: Pick<BerthSettings, 'dataDir' | 'host'>;
+  log: Pick<Logger, 'error' | 'info'>;
+}
+
 /** The values this module put into the environment, so a second start in one process (tests) replaces them. */
 const assigned: { secret?: string; url?: string } = {};
 
-export async function createWebServer(app: App, managerUrl: string, projectDir: string): Promise<http.Server> {
+export async function createWebServer(host: WebHost, managerUrl: string, projectDir: string): Promise<http.Server> {
   process.env.BERTH_MANAGER_URL = managerUrl;
   if (!process.env.NEXTAUTH_SECRET || process.env.NEXTAUTH_SECRET === assigned.secret) {
-    assigned.secret = process.env.NEXTAUTH_SECRET = webSecret(app.settings.dataDir);
+    assigned.secret = process.env.NEXTAUTH_SECRET = webSecret(host.settings.dataDir);
   }
   // An operator behind a TLS proxy sets NEXTAUTH_URL=https://...; then the session cookie is also `Secure`.
   const publicUrlConfigured = Boolean(process.env.NEXTAUTH_URL) && process.env.NEXTAUTH_URL !== assigned.url;
@@ -60,18 +70,18 @@ export async function createWebServer(app: App, managerUrl: string, projectDir: 
     }
     routeToRelay(req);
     handle(req, res).catch((err: unknown) => {
-      app.log.error({ err }, 'dashboard request failed');
+      host.log.error({ err }, 'dashboard request failed');
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
   answerClientErrors(server);
-  const relay = createStreamRelay(app, managerUrl);
+  const relay = createStreamRelay(host.log, managerUrl);
   server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').startsWith(STREAM_PREFIX)) void relay(req, socket, head);
     else socket.destroy();
   });
   server.once('listening', () => {
-    if (!publicUrlConfigured) assigned.url = process.env.NEXTAUTH_URL = listenerUrl(server, app.settings.host);
+    if (!publicUrlConfigured) assigned.url = process.env.NEXTAUTH_URL = listenerUrl(server, host.settings.host);
   });
   return server;
 }

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import type { App } from '../app';
+import type { Logger } from 'pino';
 import { signRequest } from '../client/sign';
 import { Problem } from '../http/problem';
 import { rawProblem } from '../http/problem-answer';
@@ -22,11 +22,11 @@ function refuse(socket: Duplex, problem: Problem): void {
   socket.end(rawProblem(problem));
 }
 
-export function createStreamRelay(app: App, managerUrl: string) {
+export function createStreamRelay(log: Pick<Logger, 'info'>, managerUrl: string) {
   const manager = new URL(managerUrl);
   const proxy = createProxyServer({ target: managerUrl, ws: true });
   proxy.on('error', (err, _req, target) => {
-    app.log.info({ err: err.message }, 'dashboard stream relay failed');
+    log.info({ err: err.message }, 'dashboard stream relay failed');
     (target as Duplex | undefined)?.destroy?.();
   });
 

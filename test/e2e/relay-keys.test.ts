@@ -12,7 +12,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Berth } from '../../server/start';
-import { startDashboard, type Dashboard } from '../helpers/dashboard';
+import { sessionCookie, startDashboard, type Dashboard } from '../helpers/dashboard';
 
 const ADMIN_PASSWORD = 'e2e-relay-password-123';
 
@@ -63,28 +63,11 @@ async function expectNoKeys(answer: Answer) {
   expect(answer.body).not.toContain('PRIVATE KEY');
 }
 
-/** Signs in through next-auth's credentials flow, as the login form does, and keeps the session cookie. */
-async function signIn(username: string, password: string): Promise<string> {
-  const csrf = await fetch(`${webUrl}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookies = csrf.headers.getSetCookie().map((c) => c.split(';')[0]);
-  const form = new URLSearchParams({ csrfToken, domain: 'default', username, password, callbackUrl: webUrl, json: 'true' });
-  const answer = await fetch(`${webUrl}/api/auth/callback/credentials`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: csrfCookies.join('; '), Origin: webUrl },
-    body: form,
-  });
-  const session = answer.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('next-auth.session-token='));
-  if (!session) throw new Error(`sign-in failed: ${answer.status}`);
-  return session;
-}
-
 beforeAll(async () => {
   dashboard = await startDashboard('relay', ADMIN_PASSWORD, { allowSignup: true });
   ({ berth, webUrl } = dashboard);
   admin = berth.bootstrap.credentials!;
-  cookie = await signIn(admin.email, ADMIN_PASSWORD);
+  cookie = await sessionCookie(webUrl, admin.email, ADMIN_PASSWORD);
 });
 
 afterAll(async () => {

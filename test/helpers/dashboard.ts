@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
 import { readSettings, type BerthSettings } from '../../server/config/env';
 import { startBerth, type Berth } from '../../server/start';
+import { webThreadScript } from '../../server/web/thread';
 import { terminateAllSessions } from '../../server/manager/sessions';
 import { launchBrowser, recordResponses, type TestBrowser } from './browser';
 import { seedEmbeddedDatabase } from './embedded-template';
@@ -25,11 +26,15 @@ export interface Dashboard {
   stop(): Promise<void>;
 }
 
-/** Starts Berth on the built dashboard with the given admin password; `name` tells its data directory apart. */
-export async function startDashboard(name: string, adminPassword: string, extra: Partial<BerthSettings> = {}): Promise<Dashboard> {
+/**
+ * Starts Berth on the built dashboard with the given admin password; `name` tells its data directory apart. With
+ * `webThread` the dashboard runs in its worker thread, as `npm start` runs it (needs dist/, `npm run build`).
+ */
+export async function startDashboard(name: string, adminPassword: string, extra: Partial<BerthSettings> = {}, { webThread = false } = {}): Promise<Dashboard> {
   if (!existsSync(path.join(projectDir, '.next', 'BUILD_ID'))) {
     throw new Error('The dashboard is not built: run `npx next build` before the e2e tests.');
   }
+  if (webThread && !existsSync(webThreadScript(projectDir))) throw new Error('dist/ is not built: run `npm run build` before the e2e tests.');
   const dataDir = mkdtempSync(path.join(tmpdir(), `berth-e2e-${name}-`));
   const settings = {
     ...readSettings({ NODE_ENV: 'test', BERTH_DATA_DIR: dataDir }),
@@ -41,7 +46,7 @@ export async function startDashboard(name: string, adminPassword: string, extra:
     ...extra,
   };
   if (!settings.databaseUrl) seedEmbeddedDatabase(dataDir);
-  const berth = await startBerth({ settings, projectDir });
+  const berth = await startBerth({ settings, projectDir, webThread });
   mkdirSync(screenshotDir, { recursive: true });
   return {
     berth,
@@ -53,6 +58,23 @@ export async function startDashboard(name: string, adminPassword: string, extra:
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Signs in through next-auth's credentials flow, as the login form does, and returns the session cookie. */
+export async function sessionCookie(webUrl: string, username: string, password: string): Promise<string> {
+  const csrf = await fetch(`${webUrl}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const csrfCookies = csrf.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const form = new URLSearchParams({ csrfToken, domain: 'default', username, password, callbackUrl: webUrl, json: 'true' });
+  const answer = await fetch(`${webUrl}/api/auth/callback/credentials`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: csrfCookies.join('; '), Origin: webUrl },
+    body: form,
+  });
+  const session = answer.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('next-auth.session-token='));
+  if (!session) throw new Error(`sign-in failed: ${answer.status}`);
+  return session;
 }
 
 /** Collects the tab's script errors and console errors into `errors` (failed loads, such as a refused request, aside). */

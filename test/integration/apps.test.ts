@@ -110,7 +110,7 @@ describe('apps', () => {
 
   it('forwards admitted app requests on the pass-through path, counted in berth_app_proxy_requests_total', async () => {
     const { cookie, base } = await openApp();
-    const server = listenersOf(t.app).get('apps')!;
+    const server = listenersOf(t.app).get('apps') as http.Server;
     let passed = 0;
     const count = () => passed++;
     server.on('proxied', count);
