@@ -35,6 +35,7 @@ describe('collectWhenIdle', () => {
     expect(fullCollection).not.toHaveBeenCalled();
     vi.advanceTimersByTime(QUIET_MS);
     expect(fullCollection).toHaveBeenCalledTimes(1);
+    expect(fullCollection).toHaveBeenCalledWith({ compact: true });
     vi.advanceTimersByTime(10 * QUIET_MS);
     expect(fullCollection).toHaveBeenCalledTimes(1);
   });
