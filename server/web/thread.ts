@@ -1,7 +1,7 @@
 /**
  * The dashboard in a worker thread of the one Berth process (`npm start`; docs/architecture.md "The dashboard's
- * thread"). Next.js patches process-wide globals as it loads (Date, Math.random, node:crypto's random functions,
- * setImmediate, process.nextTick) and, once it has served a request, Node 20's AsyncLocalStorage keeps promise
+ * thread"). Next.js patches process-wide globals as it loads (setImmediate, process.nextTick, Math.random,
+ * node:crypto's random functions; its Date wrapper only inside its route runtime) and, once it has served a request, Node 20's AsyncLocalStorage keeps promise
  * hooks on for every promise of its isolate. In a thread of its own those costs stay with the dashboard, the
  * manager's requests run beside the dashboard's on the second core instead of between them, and each heap is
  * collected apart. The thread reaches the manager over HTTP, as it did in one thread, so nothing else changes.
