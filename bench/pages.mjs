@@ -91,6 +91,17 @@ function listStatements(accessKey, statuses) {
   ];
 }
 
+/**
+ * The running tab's queue positions as server/sessions/scheduler/line-orders.ts loads them when no kept order
+ * serves (the line's ids in order, and when the next reserved session joins it); with one kept, none is sent.
+ */
+function lineStatement() {
+  const line = `s.status = 'PENDING' and s.scaling_group_name = 'bench-empty'`;
+  const deps = `s.id not in (select d.session_id from session_dependencies as d inner join sessions as p on p.id = d.depends_on where not (p.status = 'TERMINATED' and p.result = 'success'))`;
+  const next = `(select min(r.starts_at) from sessions as r where r.status = 'PENDING' and r.scaling_group_name = 'bench-empty' and r.starts_at > now()) as next_start`;
+  return `select coalesce(string_agg(s.id::text, ',' order by s.priority desc, s.created_at, s.id), '') as ids, ${next} from sessions as s where ${line} and (s.starts_at is null or s.starts_at <= now()) and ${deps}`;
+}
+
 async function timeCalls(call) {
   const times = [];
   for (let i = 0; i < WARM_UP + QUERIES; i++) {
@@ -196,7 +207,9 @@ for (const database of DATABASES) {
     if (EXPLAIN) {
       await sql(async (exec) => {
         for (const [tab, statuses] of [['running', LIVE_STATUSES], ['finished', FINISHED_STATUSES]]) {
-          for (const statement of listStatements(keys.accessKey, statuses)) {
+          const statements = listStatements(keys.accessKey, statuses);
+          if (tab === 'running') statements.push(lineStatement());
+          for (const statement of statements) {
             const rows = await exec(`explain (analyze, costs off, timing off, summary on) ${statement}`);
             plans.push(`-- ${database}, ${tab} tab\n${statement}\n${rows.map((r) => r['QUERY PLAN']).join('\n')}`);
           }

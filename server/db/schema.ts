@@ -80,6 +80,8 @@ export interface Database {
   rate_limit_windows: RateLimitWindowTable;
   /** Moves with every committed change to what submissions look up (migration 0018): one row. */
   lookup_generation: { id: number; n: number };
+  /** Moves with every committed change that can reorder a queue's line (migration 0021): one row. */
+  queue_generation: { id: number; n: number };
 }
 
 export type User = Selectable<UserTable>;

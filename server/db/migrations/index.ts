@@ -17,6 +17,7 @@ import * as m0017 from './0017_list_indexes';
 import * as m0018 from './0018_lookup_generation';
 import * as m0019 from './0019_rate_limit_seconds';
 import * as m0020 from './0020_template_lookup_generation';
+import * as m0021 from './0021_queue_generation';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0018_lookup_generation': m0018,
   '0019_rate_limit_seconds': m0019,
   '0020_template_lookup_generation': m0020,
+  '0021_queue_generation': m0021,
 };

@@ -6,7 +6,6 @@
  * it (./estimate), under FIFO and DRF and for a line of at most ESTIMATE_CAP sessions. Under LIFO any newer
  * submission goes first, so no session in line gets an estimate.
  */
-import { sql } from 'kysely';
 import type { App } from '../../app';
 import type { Db } from '../../db';
 import { toAmounts, addAmounts, type Amounts } from '../../resources/slots';
@@ -16,6 +15,7 @@ import { order, type PendingSession, type ScopeLimit, type Selection } from './s
 import { couldStartNow, dependenciesMet } from './ready';
 import { loadLimits, PENDING_COLUMNS, placementFrom, selectionFrom, toCapacity, toPending } from './run';
 import { endBy, estimateStarts, type Holder, type Lifetime } from './estimate';
+import { lineOrders } from './line-orders';
 
 export interface QueuePlace {
   /** 1 for the head; null while the session waits for its reserved time or its dependencies (not yet in line). */
@@ -83,27 +83,17 @@ export async function queueOrder(db: Db, sgroup: string, now = new Date()): Prom
 }
 
 /**
- * Positions of `ids` in a FIFO or LIFO line, computed by the database (priority first, then age, as ./schedule
- * orders it), and how many are in line: a page of sessions costs no transfer of the whole queue.
+ * A scaling group's selection policy and `queue_generation` (null before migration 0021's row exists), read in one
+ * statement: the generation before the line, so ./line-orders keeps nothing a change committed meanwhile outdates.
  */
-async function positionsInLine(db: Db, sgroup: string, ids: string[], now: Date, selection: 'fifo' | 'lifo'): Promise<{ positions: Map<string, number>; inLine: number }> {
-  // ./schedule compares ages in milliseconds and keeps the load order (oldest first) for ties.
-  const age = selection === 'lifo' ? sql`date_trunc('milliseconds', s.created_at) desc, s.created_at` : sql`s.created_at`;
-  const rows = await db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('sessions as s')
-        .select(['s.id', sql<number>`row_number() over (order by s.priority desc, ${age}, s.id)::int`.as('position'), sql<number>`count(*) over ()::int`.as('in_line')])
-        .where('s.status', '=', 'PENDING')
-        .where('s.scaling_group_name', '=', sgroup)
-        .where((w) => couldStartNow(w, now))
-        .as('line'),
-    )
-    .select(['line.id', 'line.position', 'line.in_line'])
-    .where('line.id', 'in', ids)
-    .execute();
-  const inLine = rows[0]?.in_line ?? 0;
-  return { positions: new Map(rows.map((r) => [r.id, r.position])), inLine };
+async function lineState(db: Db, sgroup: string): Promise<{ selection: Selection; generation: number | null }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('scaling_groups').select('scheduler').where('name', '=', sgroup).as('scheduler'),
+      eb.selectFrom('queue_generation').select('n').where('id', '=', 1).as('generation'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { selection: selectionFrom(row.scheduler ?? undefined), generation: row.generation === null ? null : Number(row.generation) };
 }
 
 /** Position and estimated start of each pending session among `sessions` (others are left out). */
@@ -112,9 +102,9 @@ export async function queuePlaces(app: App, sessions: PendingRef[]): Promise<Map
   const now = new Date();
   const pending = sessions.filter((s) => s.status === 'PENDING');
   for (const sgroup of new Set(pending.map((s) => s.scaling_group_name))) {
-    const selection = await selectionOf(app.db, sgroup);
+    const { selection, generation } = await lineState(app.db, sgroup);
     const mine = pending.filter((p) => p.scaling_group_name === sgroup);
-    let index: Map<string, number>;
+    let index: ReadonlyMap<string, number>;
     let rows: LineRow[] | null = null;
     if (selection === 'drf') {
       // Dominant shares are computed here, not by the database: the whole line is loaded.
@@ -122,10 +112,9 @@ export async function queuePlaces(app: App, sessions: PendingRef[]): Promise<Map
       rows = loaded.rows;
       index = new Map(loaded.ordered.map((p, i) => [p.id, i + 1]));
     } else {
-      const { positions, inLine } = await positionsInLine(app.db, sgroup, mine.map((s) => s.id), now, selection);
-      index = positions;
+      index = await lineOrders(app).positions(sgroup, selection, generation, now);
       // A long line is left without estimates (they would cost the whole queue per request).
-      if (selection === 'fifo' && positions.size && inLine <= ESTIMATE_CAP) rows = await lineRows(app.db, sgroup, now);
+      if (selection === 'fifo' && mine.some((s) => index.has(s.id)) && index.size <= ESTIMATE_CAP) rows = await lineRows(app.db, sgroup, now);
     }
     const inLine = new Set(mine.filter((s) => index.has(s.id)).map((s) => s.id));
     // rows are loaded only where an estimate is given (DRF, or FIFO up to ESTIMATE_CAP): never under LIFO.
