@@ -136,7 +136,8 @@ function sessionProcesses(sessionId) {
 /** The session side of its terminals: the kernel runner's open fds and threads, and the login shells alive. */
 function sessionSide(sessionId) {
   const procs = sessionProcesses(sessionId);
-  const runner = procs.find((p) => p.argv.some((a) => a.endsWith('kernel_runner.py')));
+  // The runner runs from its bytecode once the local agent has compiled it (agents/sandbox/runner-bytecode.ts).
+  const runner = procs.find((p) => p.argv.some((a) => /kernel_runner\.pyc?$/.test(a)));
   const count = (pid, what) => {
     try {
       return what === 'fds' ? readdirSync(`/proc/${pid}/fd`).length : Number(/Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
