@@ -13,8 +13,10 @@ import { sql } from 'kysely';
 import type { App } from '../../app';
 import type { Db } from '../../db';
 import { couldStartNow } from './ready';
+import type { Selection } from './schedule';
 
-export type LineSelection = 'fifo' | 'lifo';
+/** The policies whose order is kept: the line's own order, not what keypairs hold. */
+export type LineSelection = Exclude<Selection, 'drf'>;
 
 /** Session id → position (1 for the head); its size is how many are in line. Shared: callers must not change it. */
 export type LinePositions = ReadonlyMap<string, number>;

@@ -113,10 +113,10 @@ export async function queuePlaces(app: App, sessions: PendingRef[]): Promise<Map
       index = new Map(loaded.ordered.map((p, i) => [p.id, i + 1]));
     } else {
       index = await lineOrders(app).positions(sgroup, selection, generation, now);
-      // A long line is left without estimates (they would cost the whole queue per request).
-      if (selection === 'fifo' && mine.some((s) => index.has(s.id)) && index.size <= ESTIMATE_CAP) rows = await lineRows(app.db, sgroup, now);
     }
     const inLine = new Set(mine.filter((s) => index.has(s.id)).map((s) => s.id));
+    // A long line is left without estimates (they would cost the whole queue per request).
+    if (selection === 'fifo' && inLine.size && index.size <= ESTIMATE_CAP) rows = await lineRows(app.db, sgroup, now);
     // rows are loaded only where an estimate is given (DRF, or FIFO up to ESTIMATE_CAP): never under LIFO.
     const starts = rows && inLine.size ? await estimate(app.db, sgroup, rows, selection, inLine, now) : new Map<string, number>();
     const reserved = mine.filter((s) => !index.has(s.id) && s.starts_at && s.starts_at.getTime() > now.getTime());
