@@ -3,10 +3,14 @@
  * client (server/client/client.ts); this module only decides where the manager is and shares one keep-alive
  * agent between all users' requests.
  */
-import { BerthClient, type Credentials } from '@/server/client/client';
+import { BerthClient, type Credentials, type Transport } from '@/server/client/client';
 import { PROBLEM_BASE, PROBLEM_TYPES, type ProblemSlug } from '@/server/http/problem';
 
-const shared = globalThis as typeof globalThis & { __berthManagerClient?: { endpoint: string; client: BerthClient } };
+const shared = globalThis as typeof globalThis & {
+  __berthManagerClient?: { endpoint: string; client: BerthClient };
+  /** Set in the dashboard's thread (server/web/thread-entry.ts): the main thread sends its calls (server/web/manager-port.ts). */
+  __berthManagerTransport?: Transport;
+};
 
 /** The unsigned client for the manager at BERTH_MANAGER_URL (set by server/web/next-server.ts). */
 export function managerClient(): BerthClient {
@@ -16,7 +20,7 @@ export function managerClient(): BerthClient {
   const current = shared.__berthManagerClient;
   if (current?.endpoint === endpoint) return current.client;
   current?.client.close();
-  shared.__berthManagerClient = { endpoint, client: new BerthClient({ endpoint }) };
+  shared.__berthManagerClient = { endpoint, client: new BerthClient({ endpoint, transport: shared.__berthManagerTransport }) };
   return shared.__berthManagerClient.client;
 }
 

@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import { signRequest, API_VERSION } from './sign';
 
 export interface Credentials {
@@ -16,7 +17,23 @@ export interface ClientOptions extends Partial<Credentials> {
   endpoint: string;
   version?: string;
   agent?: http.Agent;
+  /** Sends the client's requests instead of its own sockets (the dashboard's thread: server/web/manager-port.ts). */
+  transport?: Transport;
 }
+
+/** A request as it goes on the wire: signed, with the endpoint's base path and the query in `path`. */
+export interface WireRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+/** An answer read as node:http's IncomingMessage is read: its status, its headers and its body as a byte stream. */
+export type WireAnswer = Readable & { statusCode?: number; headers: http.IncomingHttpHeaders };
+
+/** Sends a wire request to the client's endpoint and answers its response, unread. */
+export type Transport = (request: WireRequest) => Promise<WireAnswer>;
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined | null | string[]>;
@@ -98,7 +115,22 @@ export class BerthClient {
   }
 
   /** Sends one request and hands back the response stream unread (Server-Sent Events, downloads). */
-  open(method: string, path: string, options: RequestOptions = {}): Promise<http.IncomingMessage> {
+  open(method: string, path: string, options: RequestOptions = {}): Promise<WireAnswer> {
+    const request = this.prepare(method, path, options);
+    if (this.options.transport) return this.options.transport(request);
+    const transport = this.endpoint.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = transport.request(
+        { host: this.endpoint.hostname, port: this.endpoint.port, method, path: request.path, headers: request.headers, agent: this.agent },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(request.body);
+    });
+  }
+
+  /** The request `open` sends: the endpoint's path prefixed, the query added, the body encoded, the headers signed. */
+  prepare(method: string, path: string, options: RequestOptions = {}): WireRequest {
     const uri = `${this.endpoint.pathname.replace(/\/$/, '')}${path}${buildQuery(options.query)}`;
     const body =
       options.rawBody !== undefined
@@ -131,15 +163,7 @@ export class BerthClient {
       headers['Content-Type'] = contentType;
     }
     if (body) headers['Content-Length'] = String(body.length);
-    const transport = this.endpoint.protocol === 'https:' ? https : http;
-    return new Promise((resolve, reject) => {
-      const req = transport.request(
-        { host: this.endpoint.hostname, port: this.endpoint.port, method, path: uri, headers, agent: this.agent },
-        resolve,
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+    return { method, path: uri, headers, body };
   }
 
   /** The URL and signed headers of a bodiless GET (a WebSocket upgrade: see ./websocket). */

@@ -5,16 +5,20 @@
  * thread's heap holds Next and nothing of the manager's.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Transport } from '../client/client';
 import { listen, type Listening } from '../http/listen';
 import { createLogger } from '../util/logger';
 import { collectWhenIdle } from '../util/idle-collection';
 import { releaseStartupMemory } from '../util/release-startup-memory';
 import { createWebServer } from './next-server';
-import type { FromWebThread, ToWebThread, WebThreadData } from './thread-messages';
+import { portTransport } from './manager-port';
+import type { FromWebThread, ToWebThread, WebThreadStart } from './thread-messages';
 import { warmUpDashboard } from './warm-up';
 
-const data = workerData as WebThreadData;
+const data = workerData as WebThreadStart;
 const port = parentPort!;
+// Picked up by the dashboard's manager client (app/lib/manager.ts), which Next bundles apart from this entry.
+(globalThis as typeof globalThis & { __berthManagerTransport?: Transport }).__berthManagerTransport = portTransport(data.managerPort);
 const post = (message: FromWebThread) => port.postMessage(message);
 
 async function main(): Promise<Listening> {

@@ -1,4 +1,5 @@
 /** What the main thread and the dashboard's worker thread (./thread.ts, ./thread-entry.ts) tell each other. */
+import type { MessagePort } from 'node:worker_threads';
 
 /** The worker's start: everything the dashboard needs, as plain data. */
 export interface WebThreadData {
@@ -12,6 +13,11 @@ export interface WebThreadData {
   warmUp: boolean;
   /** Collect the thread's heap once it has been quiet this long after requests (../util/idle-collection); 0: never. */
   idleCollectionMs: number;
+}
+
+/** The worker's start as the main thread sends it: the plain data and the port its manager calls go over (./manager-port). */
+export interface WebThreadStart extends WebThreadData {
+  managerPort: MessagePort;
 }
 
 export type ToWebThread = { kind: 'close'; graceMs: number };

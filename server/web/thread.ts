@@ -4,12 +4,13 @@
  * node:crypto's random functions; its Date wrapper only inside its route runtime) and, once it has served a request, Node 20's AsyncLocalStorage keeps promise
  * hooks on for every promise of its isolate. In a thread of its own those costs stay with the dashboard, the
  * manager's requests run beside the dashboard's on the second core instead of between them, and each heap is
- * collected apart. The thread reaches the manager over HTTP, as it did in one thread, so nothing else changes.
+ * collected apart. The thread's calls to the manager are sent over HTTP by this thread's client (./manager-port).
  */
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { FromWebThread, ToWebThread, WebThreadData } from './thread-messages';
+import { serveManagerPort } from './manager-port';
+import type { FromWebThread, ToWebThread, WebThreadData, WebThreadStart } from './thread-messages';
 
 /** The worker's script, bundled by scripts/build.mjs beside dist/server.mjs. */
 export function webThreadScript(projectDir: string): string {
@@ -31,12 +32,16 @@ export interface WebThreadOptions extends WebThreadData {
 }
 
 export function startWebThread({ log, onCrash, ...data }: WebThreadOptions): Promise<WebThread> {
-  const worker = new Worker(webThreadScript(data.projectDir), { workerData: data });
+  const { port1, port2 } = new MessageChannel();
+  const managerCalls = serveManagerPort(port1, data.managerUrl);
+  const workerData: WebThreadStart = { ...data, managerPort: port2 };
+  const worker = new Worker(webThreadScript(data.projectDir), { workerData, transferList: [port2] });
   const send = (message: ToWebThread) => worker.postMessage(message);
   let state: 'starting' | 'listening' | 'closing' | 'ended' = 'starting';
   return new Promise((resolve, reject) => {
     let closed: (() => void) | undefined;
     const ended = new Promise<void>((done) => worker.once('exit', () => done()));
+    void ended.then(() => managerCalls.close());
     worker.on('message', (message: FromWebThread) => {
       if (message.kind === 'failed') {
         reject(new Error(`the dashboard did not start: ${message.message}`));

@@ -45,6 +45,18 @@ describe('the dashboard in its worker thread', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it("relays a call's body and the manager's answer through the main thread's client", async () => {
+    const cookie = await sessionCookie(webUrl, dashboard.berth.bootstrap.credentials!.email, ADMIN_PASSWORD);
+    const query = `{ user(email: ${JSON.stringify(dashboard.berth.bootstrap.credentials!.email)}) { email } }`;
+    const relayed = await fetch(`${webUrl}/api/manager/admin/gql`, {
+      method: 'POST',
+      headers: { Cookie: cookie, Origin: webUrl, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    expect(relayed.status).toBe(200);
+    expect(await relayed.json()).toEqual({ data: { user: { email: dashboard.berth.bootstrap.credentials!.email } } });
+  });
+
   it('is a listener /readyz checks', async () => {
     const ready = await fetch(`${dashboard.berth.managerUrl}/readyz`);
     expect(ready.status).toBe(200);

@@ -3,7 +3,7 @@
  * hands every such call to this one static route, the path put aside: server/web/relay-path.ts routeToRelay),
  * signed with the signed-in user's keys (read from the sealed session cookie, server-side: app/lib/auth.ts
  * keysFromRequest, which remembers unsealed cookies, server/web/session-keys.ts) by the one signing client, over the
- * shared keep-alive pool (app/lib/manager.ts). The manager's status, allow-listed headers and body come back as
+ * shared keep-alive pool (app/lib/manager.ts; in the dashboard's thread, the main thread's: server/web/manager-port.ts). The manager's status, allow-listed headers and body come back as
  * they are: a large body (or one of unknown length) streamed as it arrives rather than buffered, a small one handed
  * over whole. The browser's cookies and headers other than a short allow-list never reach the manager.
  *
@@ -26,7 +26,7 @@ import type { NextRequest } from 'next/server';
 import { keysFromRequest } from '@/app/lib/auth';
 import { managerClient, managerClientFor, problemResponse } from '@/app/lib/manager';
 import { isSameOrigin } from '@/app/lib/origin';
-import { BerthClient, type Credentials } from '@/server/client/client';
+import { BerthClient, type Credentials, type WireAnswer } from '@/server/client/client';
 import { RELAYED_HEADER } from '@/server/http/relayed';
 import { CLIENT_IP_HEADER, RELAY_PATH_HEADER } from '@/server/web/headers';
 import { canonicalRelayPath } from '@/server/web/relay-path';
@@ -74,7 +74,7 @@ function unreachable(err: unknown): Response {
 const STREAM_FROM_BYTES = 64 * 1024;
 
 /** A small answer's body, whole: the one chunk it usually arrives in, or the chunks joined. */
-function bodyOf(upstream: http.IncomingMessage): Promise<Buffer> {
+function bodyOf(upstream: WireAnswer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     upstream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -87,7 +87,7 @@ function bodyOf(upstream: http.IncomingMessage): Promise<Buffer> {
  * The manager's answer body as a Web stream for the Response, chunk by chunk as it arrives (no copy), paused while
  * the browser is not reading; the browser going away ends the manager's answer.
  */
-function streamOf(upstream: http.IncomingMessage): ReadableStream<Uint8Array> {
+function streamOf(upstream: WireAnswer): ReadableStream<Uint8Array> {
   let done = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -120,7 +120,7 @@ function streamOf(upstream: http.IncomingMessage): ReadableStream<Uint8Array> {
 async function relayEvents(req: NextRequest, keys: Credentials, uri: string, headers: Record<string, string>): Promise<Response> {
   const endpoint = managerClient().endpoint;
   const client = new BerthClient({ endpoint: endpoint.href, ...keys, agent: eventAgent(endpoint) });
-  let upstream: http.IncomingMessage;
+  let upstream: WireAnswer;
   try {
     upstream = await client.open('GET', uri, { headers: { ...headers, accept: EVENT_STREAM } });
   } catch (err) {
@@ -193,7 +193,7 @@ async function relay(req: NextRequest): Promise<Response> {
   // The body is signed (its hash), so it is read whole; Buffer.from(ArrayBuffer) is a view, not a copy.
   const body = method === 'GET' || method === 'HEAD' ? undefined : Buffer.from(await req.arrayBuffer());
 
-  let answer: http.IncomingMessage;
+  let answer: WireAnswer;
   try {
     answer = await managerClientFor(keys).open(method, path + search, {
       rawBody: body?.length ? body : undefined,
