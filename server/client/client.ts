@@ -21,12 +21,29 @@ export interface ClientOptions extends Partial<Credentials> {
   transport?: Transport;
 }
 
-/** A request as it goes on the wire: signed, with the endpoint's base path and the query in `path`. */
+/** The keys and version a request is signed with where it is sent (`wireHeaders`). */
+export interface SigningKeys extends Credentials {
+  version: string;
+  /** The signing date (tests of clock skew); the moment of sending when absent. */
+  date?: Date;
+}
+
+/** A request ready to go on the wire but for its signature: the endpoint's base path and the query in `path`. */
 export interface WireRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
   body?: Buffer;
+  /** Absent: sent unsigned, its Content-Type already in `headers`. */
+  signWith?: SigningKeys;
+}
+
+/** The headers `request` goes on the wire with: its own, and its signature's (./sign) when it is signed. */
+export function wireHeaders({ method, path, headers, body, signWith }: WireRequest): Record<string, string> {
+  if (!signWith) return headers;
+  const { accessKey, secretKey, version, date } = signWith;
+  const host = headers.Host;
+  return { ...headers, ...signRequest({ method, uri: path, host, accessKey, secretKey, body, contentType: headers['Content-Type'], version, date }) };
 }
 
 /** An answer read as node:http's IncomingMessage is read: its status, its headers and its body as a byte stream. */
@@ -121,7 +138,7 @@ export class BerthClient {
     const transport = this.endpoint.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = transport.request(
-        { host: this.endpoint.hostname, port: this.endpoint.port, method, path: request.path, headers: request.headers, agent: this.agent },
+        { host: this.endpoint.hostname, port: this.endpoint.port, method, path: request.path, headers: wireHeaders(request), agent: this.agent },
         resolve,
       );
       req.on('error', reject);
@@ -129,9 +146,11 @@ export class BerthClient {
     });
   }
 
-  /** The request `open` sends: the endpoint's path prefixed, the query added, the body encoded, the headers signed. */
+  /**
+   * The request `open` sends: the endpoint's path prefixed, the query added, the body encoded, and the keys it is
+   * signed with when it goes out (a transport signs it where it sends it, on another thread: `wireHeaders`).
+   */
   prepare(method: string, path: string, options: RequestOptions = {}): WireRequest {
-    const uri = `${this.endpoint.pathname.replace(/\/$/, '')}${path}${buildQuery(options.query)}`;
     const body =
       options.rawBody !== undefined
         ? Buffer.isBuffer(options.rawBody)
@@ -140,30 +159,17 @@ export class BerthClient {
         : options.body !== undefined
           ? Buffer.from(JSON.stringify(options.body))
           : undefined;
-    const host = this.endpoint.host;
-    const headers: Record<string, string> = { Host: host, ...options.headers };
-    const contentType = options.contentType ?? 'application/json';
-    const signed = options.signed ?? Boolean(this.options.accessKey && this.options.secretKey);
-    if (signed) {
-      Object.assign(
-        headers,
-        signRequest({
-          method,
-          uri,
-          host,
-          accessKey: this.options.accessKey!,
-          secretKey: this.options.secretKey!,
-          body,
-          contentType,
-          version: this.options.version ?? API_VERSION,
-          date: options.date,
-        }),
-      );
-    } else {
-      headers['Content-Type'] = contentType;
-    }
+    const headers: Record<string, string> = { Host: this.endpoint.host, ...options.headers, 'Content-Type': options.contentType ?? 'application/json' };
     if (body) headers['Content-Length'] = String(body.length);
-    return { method, path: uri, headers, body };
+    const { accessKey, secretKey } = this.options;
+    const signed = options.signed ?? Boolean(accessKey && secretKey);
+    return {
+      method,
+      path: `${this.endpoint.pathname.replace(/\/$/, '')}${path}${buildQuery(options.query)}`,
+      headers,
+      body,
+      signWith: signed ? { accessKey: accessKey!, secretKey: secretKey!, version: this.options.version ?? API_VERSION, date: options.date } : undefined,
+    };
   }
 
   /** The URL and signed headers of a bodiless GET (a WebSocket upgrade: see ./websocket). */

@@ -1,11 +1,12 @@
 /**
  * The dashboard thread's calls to the manager, sent by the main thread (docs/architecture.md "The dashboard's
- * thread"). The dashboard signs each request as before (server/client/client.ts `prepare`) and hands it over a
- * MessagePort; the main thread sends it to the manager over loopback TCP with node:http's client, as the dashboard
- * did itself, and hands the answer back. The manager sees the same bytes from the same kind of connection; what
- * moves is node:http's client work (the agent, the socket writes, the answer's parse: about a third of a relayed
- * call's extra CPU), off the dashboard's thread, which is the one a page's calls wait on, onto the main thread's,
- * which has the headroom.
+ * thread"). The dashboard's signing client prepares each request (server/client/client.ts `prepare`: the user's
+ * keys beside it, never sent) and hands it over a MessagePort; the main thread signs it (`wireHeaders`, the one
+ * signing module), sends it to the manager over loopback TCP with node:http's client, as the dashboard did itself,
+ * and hands the answer back. The manager sees the same bytes from the same kind of connection; what moves is
+ * node:http's client work and the signature (the agent, the socket writes, the answer's parse, the HMAC: about a
+ * third of a relayed call's extra CPU) off the dashboard's thread, which a relayed call's throughput is bound by,
+ * onto the main thread, which has the headroom. Both threads are the one Berth process the keys live in anyway.
  *
  * An answer whose Content-Length is at most WHOLE_ANSWER_BYTES comes back in one message; a larger one, or one of
  * unknown length, comes in chunks, paused while the dashboard is not reading. A request the dashboard abandons
@@ -14,7 +15,7 @@
 import http from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
 import { Readable } from 'node:stream';
-import type { Transport, WireAnswer, WireRequest } from '../client/client';
+import { wireHeaders, type Transport, type WireAnswer, type WireRequest } from '../client/client';
 
 /** Answers up to this size travel in one message (the relay's own threshold for reading an answer whole). */
 export const WHOLE_ANSWER_BYTES = 64 * 1024;
@@ -51,7 +52,9 @@ export function serveManagerPort(port: MessagePort, managerUrl: string): { close
     if (open.delete(id)) post({ kind: 'failed', id, message: err.message });
   };
 
-  function send(id: number, { method, path, headers, body }: WireRequest): void {
+  function send(id: number, wire: WireRequest): void {
+    const { method, path, body } = wire;
+    const headers = wireHeaders(wire);
     const request = http.request({ host: endpoint.hostname, port: endpoint.port, method, path, headers, agent }, (answer) => {
       const call = open.get(id);
       if (!call) return void answer.destroy();
