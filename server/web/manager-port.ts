@@ -80,11 +80,12 @@ export function serveManagerPort(port: MessagePort, managerUrl: string): { close
         const bytes = ownBytes(chunks, received);
         post({ kind: 'answer', id, status, headers: answer.headers, body: bytes }, [bytes.buffer]);
       });
-      answer.once('error', (err) => fail(id, err));
+      answer.on('error', (err) => fail(id, err));
       answer.once('aborted', () => fail(id, new Error('the manager closed the answer before its end')));
     });
     open.set(id, { request });
-    request.once('error', (err) => fail(id, err));
+    // `on`, not `once`: a second error event with no listener would end the process.
+    request.on('error', (err) => fail(id, err));
     request.end(body);
   }
 
