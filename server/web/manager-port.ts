@@ -17,7 +17,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { Readable } from 'node:stream';
 import { wireHeaders, type Transport, type WireAnswer, type WireRequest } from '../client/client';
 
-/** Answers up to this size travel in one message (the relay's own threshold for reading an answer whole). */
+/** Answers up to this size travel in one message; the relay (app/api/manager/route.ts) reads them whole too. */
 export const WHOLE_ANSWER_BYTES = 64 * 1024;
 
 type ToMain =
@@ -112,6 +112,9 @@ export function serveManagerPort(port: MessagePort, managerUrl: string): { close
   };
 }
 
+/** A view of bytes that came in a message, as the Buffer node:http's readers expect (no copy). */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 /** An answer arriving over the port: read as node:http's IncomingMessage is read. */
 class PortAnswer extends Readable {
   ended = false;
@@ -124,8 +127,9 @@ class PortAnswer extends Readable {
     super();
   }
 
-  /** Called when the reader wants more: a paused answer resumes. */
   private paused = false;
+
+  /** Called when the reader wants more: a paused answer resumes. */
   _read(): void {
     if (!this.paused) return;
     this.paused = false;
@@ -134,14 +138,12 @@ class PortAnswer extends Readable {
 
   /** A whole answer's body, then its end. */
   whole(bytes: Uint8Array): void {
-    this.ended = true;
-    this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    this.push(null);
+    this.push(asBuffer(bytes));
+    this.finish();
   }
 
   deliver(bytes: Uint8Array): void {
-    const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (!this.push(chunk) && !this.paused) {
+    if (!this.push(asBuffer(bytes)) && !this.paused) {
       this.paused = true;
       this.control('pause');
     }

@@ -3,9 +3,10 @@
  * hands every such call to this one static route, the path put aside: server/web/relay-path.ts routeToRelay),
  * signed with the signed-in user's keys (read from the sealed session cookie, server-side: app/lib/auth.ts
  * keysFromRequest, which remembers unsealed cookies, server/web/session-keys.ts) by the one signing client, over the
- * shared keep-alive pool (app/lib/manager.ts; in the dashboard's thread, the main thread's: server/web/manager-port.ts). The manager's status, allow-listed headers and body come back as
- * they are: a large body (or one of unknown length) streamed as it arrives rather than buffered, a small one handed
- * over whole. The browser's cookies and headers other than a short allow-list never reach the manager.
+ * shared keep-alive pool (app/lib/manager.ts; in the dashboard's thread, the main thread's:
+ * server/web/manager-port.ts). The manager's status, allow-listed headers and body come back as they are: a large
+ * body (or one of unknown length) streamed as it arrives rather than buffered, a small one handed over whole. The
+ * browser's cookies and headers other than a short allow-list never reach the manager.
  *
  * Server-Sent Events (a GET that accepts text/event-stream, e.g. /events/session) are streamed on connections of
  * their own so long-lived streams never take the shared pool's sockets.
@@ -29,6 +30,7 @@ import { isSameOrigin } from '@/app/lib/origin';
 import { BerthClient, type Credentials, type WireAnswer } from '@/server/client/client';
 import { RELAYED_HEADER } from '@/server/http/relayed';
 import { CLIENT_IP_HEADER, RELAY_PATH_HEADER } from '@/server/web/headers';
+import { WHOLE_ANSWER_BYTES } from '@/server/web/manager-port';
 import { canonicalRelayPath } from '@/server/web/relay-path';
 
 /** Never prerendered or cached: every answer is the signed-in user's own. */
@@ -65,13 +67,12 @@ function unreachable(err: unknown): Response {
   return problemResponse('service-unavailable', 'The manager could not be reached. Try again shortly.');
 }
 
-/**
- * Answers up to this size (by their Content-Length) are read whole and handed to Next as one buffer: a Web stream
- * costs more per answer than the copy it saves for the small JSON answers most calls get (GET /v2 through the relay
- * at concurrency 8 on the 2-core bench machine: ~145 req/s streamed, ~220 read whole). Larger answers, and answers
- * of unknown length, are streamed.
+/*
+ * Answers up to WHOLE_ANSWER_BYTES (by their Content-Length; the size the manager port sends in one message) are
+ * read whole and handed to Next as one buffer: a Web stream costs more per answer than the copy it saves for the
+ * small JSON answers most calls get (GET /v2 through the relay at concurrency 8 on the 2-core bench machine: ~145
+ * req/s streamed, ~220 read whole). Larger answers, and answers of unknown length, are streamed.
  */
-const STREAM_FROM_BYTES = 64 * 1024;
 
 /** A small answer's body, whole: the one chunk it usually arrives in, or the chunks joined. */
 function bodyOf(upstream: WireAnswer): Promise<Buffer> {
@@ -214,7 +215,7 @@ async function relay(req: NextRequest): Promise<Response> {
     answer.resume();
     return new Response(null, { status, headers: returned });
   }
-  if (Number(answer.headers['content-length']) <= STREAM_FROM_BYTES) {
+  if (Number(answer.headers['content-length']) <= WHOLE_ANSWER_BYTES) {
     let whole: Buffer;
     try {
       whole = await bodyOf(answer);
