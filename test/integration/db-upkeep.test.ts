@@ -1,11 +1,11 @@
 /**
  * The embedded database's upkeep (server/operations/db-upkeep.ts): a pass vacuums and analyzes the tables, so dead row versions
- * left by status changes are reclaimed and the planner has statistics; on PostgreSQL it leaves the work to
- * autovacuum.
+ * left by status changes are reclaimed and the planner has statistics, and between full passes the tables past
+ * autovacuum's thresholds are; on PostgreSQL it leaves the work to autovacuum.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upkeepEmbedded } from '../../server/operations/db-upkeep';
+import { upkeepDueTables, upkeepEmbedded } from '../../server/operations/db-upkeep';
 import { startTestBerth, type TestBerth } from '../helpers/berth';
 
 let t: TestBerth;
@@ -50,5 +50,27 @@ describe('embedded database upkeep', () => {
     } else {
       expect(after.last_vacuum).toEqual(before.last_vacuum);
     }
+  });
+
+  it('vacuums a table once its dead rows pass autovacuum\'s threshold, and only such tables', async () => {
+    // A table of the test's own, so the live and dead counts are known: 1,000 rows, 600 deleted (past 50 + 20 % of 400).
+    await sql`create table upkeep_churn (id int primary key, note text)`.execute(t.app.db);
+    await sql`insert into upkeep_churn select g, 'row ' || g from generate_series(1, 1000) g`.execute(t.app.db);
+    await upkeepEmbedded(t.app);
+    await sql`delete from upkeep_churn where id <= 600`.execute(t.app.db);
+    await sql`select pg_stat_force_next_flush()`.execute(t.app.db);
+    const dead = async () => (await sql<{ n: number }>`select n_dead_tup::int as n from pg_stat_user_tables where relname = 'upkeep_churn'`.execute(t.app.db)).rows[0].n;
+    const done = await upkeepDueTables(t.app);
+    if (t.app.dbKind === 'pglite') {
+      expect(done).toContainEqual({ relname: 'upkeep_churn', vacuum: true });
+      expect(done.map((d) => d.relname)).not.toContain('domains');
+      await sql`select pg_stat_force_next_flush()`.execute(t.app.db);
+      expect(await dead()).toBe(0);
+      // Nothing changed since: nothing is due.
+      expect((await upkeepDueTables(t.app)).map((d) => d.relname)).not.toContain('upkeep_churn');
+    } else {
+      expect(done).toEqual([]);
+    }
+    await sql`drop table upkeep_churn`.execute(t.app.db);
   });
 });
