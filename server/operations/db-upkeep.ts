@@ -14,6 +14,11 @@ import { sql } from 'kysely';
 import type { App } from '../app';
 
 const CHECK_MS = 10_000;
+/** PostgreSQL's defaults: autovacuum_vacuum_threshold and _scale_factor, autovacuum_analyze_threshold and _scale_factor. */
+const VACUUM_BASE = 50;
+const VACUUM_SCALE = 0.2;
+const ANALYZE_BASE = 50;
+const ANALYZE_SCALE = 0.1;
 
 /** One full pass: VACUUM (ANALYZE) of every table of the embedded database. */
 export async function upkeepEmbedded(app: App): Promise<void> {
@@ -35,9 +40,13 @@ interface DueTable {
 export async function upkeepDueTables(app: App): Promise<DueTable[]> {
   if (app.dbKind !== 'pglite') return [];
   const { rows } = await sql<DueTable>`
-    select relname, n_dead_tup > 50 + 0.2 * n_live_tup as vacuum
-    from pg_stat_user_tables
-    where schemaname = 'public' and (n_dead_tup > 50 + 0.2 * n_live_tup or n_mod_since_analyze > 50 + 0.1 * n_live_tup)
+    select relname, vacuum from (
+      select relname,
+        n_dead_tup > ${sql.lit(VACUUM_BASE)} + ${sql.lit(VACUUM_SCALE)} * n_live_tup as vacuum,
+        n_mod_since_analyze > ${sql.lit(ANALYZE_BASE)} + ${sql.lit(ANALYZE_SCALE)} * n_live_tup as analyze_due
+      from pg_stat_user_tables where schemaname = 'public'
+    ) as due
+    where vacuum or analyze_due
   `.execute(app.db);
   for (const { relname, vacuum } of rows) {
     const started = performance.now();
